@@ -1,0 +1,278 @@
+/**
+ * `ServiceClient`: sends a GraphQL document over HTTP POST with the configured auth, and returns
+ * the typed result. Thin glue over the modules beside it: options, auth, document, signal, retry,
+ * response.
+ *
+ * Follows GraphQL over HTTP (POST, JSON body `{query, variables?, operationName?}`) as the managed
+ * service speaks it. Out of scope: subscriptions, caching, normalization, persisted queries.
+ *
+ * @module
+ */
+
+import { authHeader, type IamAuth, readCredentials } from "./auth.ts";
+import { type Document, prepareDocument, type Variables } from "./document.ts";
+import {
+  type ServiceAbortError,
+  type ServiceError,
+  ServiceGraphQLError,
+  ServiceHttpError,
+  ServiceNetworkError,
+  ServiceResponseError,
+} from "./errors.ts";
+import {
+  type ClientConfig,
+  clientConfig,
+  requestConfig,
+  type RequestOptions,
+  type ServiceClientOptions,
+} from "./options.ts";
+import { type GraphQLResult, readResponse } from "./response.ts";
+import { retryDelay, shouldRetry } from "./retry.ts";
+import { type CallSignal, callSignal, sleep } from "./signal.ts";
+import { describe, invalid, isObject } from "./validate.ts";
+import type { IntrospectionQuery } from "graphql";
+
+/**
+ * The arguments after the document: the variables (required when the operation has required
+ * variables, optional otherwise) and the per-request options.
+ */
+export type RequestArgs<TVariables> = [Partial<TVariables>] extends [TVariables]
+  ? [variables?: TVariables, options?: RequestOptions]
+  : [variables: TVariables, options?: RequestOptions];
+
+const CONTENT_TYPE = "application/json; charset=UTF-8";
+let signer: Promise<typeof import("./sigv4.ts")> | undefined;
+
+/**
+ * A GraphQL client for the managed service: one POST per attempt, five auth modes, typed results,
+ * timeouts, cancellation and retries.
+ *
+ * @example Query with an API key
+ * ```ts ignore
+ * import { ServiceClient } from "@seed/service-client";
+ *
+ * const client = new ServiceClient({
+ *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+ *   auth: { type: "apiKey", apiKey: "da2-example" },
+ *   retry: { attempts: 3 },
+ * });
+ * const data = await client.request<{ hello: string }>("query { hello }", undefined, { timeoutMs: 5_000 });
+ * console.log(data.hello);
+ * ```
+ */
+export class ServiceClient {
+  readonly #config: ClientConfig;
+  /** Server clock minus ours, learnt from a signature rejected for time (iam only). */
+  #clockOffsetMs = 0;
+
+  /**
+   * Checks the options and creates a client. Nothing is sent.
+   *
+   * @param options The endpoint, auth and optional policies.
+   * @throws {TypeError | RangeError} For a missing or invalid option (code `INVALID_ARGUMENT`), an
+   * unknown option key, or a runtime without `fetch` and no `fetch` option.
+   */
+  constructor(options: ServiceClientOptions) {
+    this.#config = clientConfig(options);
+  }
+
+  /**
+   * Sends a query or mutation and resolves its `data`.
+   *
+   * @param document A GraphQL string (give the types as `<Response, Variables>`) or a typed document (types inferred).
+   * @param args The variables, then the per-request options.
+   * @returns The `data` of the response.
+   * @throws {ServiceGraphQLError} When the response has errors, even with partial data.
+   * @throws {ServiceHttpError} For a non-2xx status.
+   * @throws {ServiceAbortError} When the signal or the timeout ends the call.
+   * @throws {ServiceNetworkError} When no response could be received.
+   * @throws {ServiceResponseError} For a 2xx body that is not a GraphQL response.
+   * @throws {ServiceAuthError} When a token getter or credentials provider fails.
+   */
+  async request<TData = unknown, TVariables extends object = Variables>(
+    document: Document<TData, TVariables>,
+    ...args: RequestArgs<TVariables>
+  ): Promise<TData> {
+    const result = await this.#send(document, args[0], args[1]);
+    if (result.errors?.length) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
+    return result.data as TData;
+  }
+
+  /**
+   * Sends a document and resolves the whole result, `{ data, errors, extensions }`, without
+   * throwing for GraphQL errors: partial data stays readable. Transport problems still throw.
+   *
+   * @param document A GraphQL string or a typed document.
+   * @param args The variables, then the per-request options.
+   * @returns The parsed GraphQL result.
+   * @throws {ServiceHttpError | ServiceAbortError | ServiceNetworkError | ServiceResponseError | ServiceAuthError} As for `request`.
+   */
+  requestRaw<TData = unknown, TVariables extends object = Variables>(
+    document: Document<TData, TVariables>,
+    ...args: RequestArgs<TVariables>
+  ): Promise<GraphQLResult<TData>> {
+    return this.#send(document, args[0], args[1]) as Promise<GraphQLResult<TData>>;
+  }
+
+  /**
+   * Alias of {@link ServiceClient.request}, for queries.
+   *
+   * @param document A GraphQL string or a typed document.
+   * @param args The variables, then the per-request options.
+   * @returns The `data` of the response.
+   */
+  query<TData = unknown, TVariables extends object = Variables>(
+    document: Document<TData, TVariables>,
+    ...args: RequestArgs<TVariables>
+  ): Promise<TData> {
+    return this.request(document, ...args);
+  }
+
+  /**
+   * Alias of {@link ServiceClient.request}, for mutations. Mind retries: a mutation whose response
+   * was lost may have run; retry mutations only when they are idempotent.
+   *
+   * @param document A GraphQL string or a typed document.
+   * @param args The variables, then the per-request options.
+   * @returns The `data` of the response.
+   */
+  mutate<TData = unknown, TVariables extends object = Variables>(
+    document: Document<TData, TVariables>,
+    ...args: RequestArgs<TVariables>
+  ): Promise<TData> {
+    return this.request(document, ...args);
+  }
+
+  /**
+   * Sends the standard introspection query and resolves the schema.
+   *
+   * @param options Per-request options.
+   * @returns The `IntrospectionQuery` result (`{ __schema }`), as `graphql`'s types describe it.
+   * @throws {ServiceGraphQLError} When the service refuses introspection (it can be disabled).
+   */
+  async introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
+    const { INTROSPECTION_QUERY } = await import("./introspection.ts");
+    return this.request<IntrospectionQuery>(INTROSPECTION_QUERY, undefined, options);
+  }
+
+  async #send(document: unknown, variables: unknown, options: unknown): Promise<GraphQLResult> {
+    const config = this.#config;
+    const request = requestConfig(options);
+    const prepared = await prepareDocument(document);
+    const body = serialize(prepared.query, variables, request.operationName ?? prepared.operationName);
+    const headers = { "content-type": CONTENT_TYPE, ...config.headers, ...request.headers };
+    const timeoutMs = request.timeoutMs === undefined || config.timeoutMs === undefined
+      ? request.timeoutMs ?? config.timeoutMs
+      : Math.min(request.timeoutMs, config.timeoutMs);
+    const call = callSignal([config.signal, request.signal], timeoutMs);
+    try {
+      let resentForClock = false;
+      for (let attempt = 1;; attempt++) {
+        abortedError(call);
+        try {
+          return await this.#attempt(body, headers, call);
+        } catch (err) {
+          abortedError(call);
+          if (
+            !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
+              err instanceof ServiceResponseError)
+          ) {
+            throw err;
+          }
+          if (!resentForClock && this.#learnClockSkew(err)) {
+            resentForClock = true;
+            attempt--;
+            continue;
+          }
+          if (!shouldRetry(config.retry, err, attempt)) throw err;
+          const delay = retryDelay(config.retry, err, attempt);
+          if (delay === undefined || Date.now() + delay >= call.deadline) throw err;
+          await sleep(delay, call.signal).catch(() => abortedError(call));
+        }
+      }
+    } finally {
+      call.done();
+    }
+  }
+
+  /** One attempt: read auth now, sign last, send, read the response. */
+  async #attempt(body: string, headers: Record<string, string>, call: CallSignal): Promise<GraphQLResult> {
+    const { auth, url, fetch } = this.#config;
+    const authorized =
+      await (auth.type === "iam"
+        ? untilAborted(this.#sign(auth, body, headers), call.signal)
+        : untilAborted(authHeader(auth), call.signal).then(([name, value]) => ({
+          ...headers,
+          [name]: value,
+        })));
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: authorized,
+        body,
+        signal: call.signal,
+        redirect: "manual",
+      } as RequestInit);
+    } catch (cause) {
+      throw new ServiceNetworkError(cause);
+    }
+    return readResponse(response);
+  }
+
+  async #sign(auth: IamAuth, body: string, headers: Record<string, string>): Promise<Headers> {
+    const credentials = await readCredentials(auth);
+    const { signRequest } = await (signer ??= import("./sigv4.ts"));
+    return signRequest({ method: "POST", url: this.#config.url, headers, body }, {
+      region: auth.region,
+      service: "appsync",
+      credentials,
+      ...(this.#clockOffsetMs === 0 ? {} : { date: new Date(Date.now() + this.#clockOffsetMs) }),
+    });
+  }
+
+  /**
+   * When the service rejected an iam signature for time, remembers the server's clock offset from
+   * the response's `Date` and returns `true`: the request never ran, so it is re-signed and resent
+   * once, with or without a retry policy.
+   */
+  #learnClockSkew(err: ServiceError): boolean {
+    if (this.#config.auth.type !== "iam" || !(err instanceof ServiceHttpError) || err.status !== 403) {
+      return false;
+    }
+    if (!err.errors.some((e) => /signature (expired|not yet current)/i.test(String(e.message)))) return false;
+    const serverTime = Date.parse(err.headers.get("date") ?? "");
+    if (Number.isNaN(serverTime)) return false;
+    this.#clockOffsetMs = serverTime - Date.now();
+    return true;
+  }
+}
+
+function abortedError(call: CallSignal): void {
+  const error: ServiceAbortError | undefined = call.error();
+  if (error) throw error;
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts; the listener is removed either way. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function serialize(query: string, variables: unknown, operationName: string | undefined): string {
+  if (variables !== undefined && variables !== null && !isObject(variables)) {
+    throw invalid(`Invalid variables: expected an object, current value is ${describe(variables)}`);
+  }
+  try {
+    return JSON.stringify({ query, variables: variables ?? undefined, operationName });
+  } catch (cause) {
+    throw Object.assign(
+      invalid("Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)"),
+      { cause },
+    );
+  }
+}

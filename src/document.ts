@@ -1,0 +1,87 @@
+/**
+ * Turns what a caller passes as a document into the query text and operation name to send.
+ *
+ * Accepted: a string; codegen's `TypedDocumentString` (a `String` object carrying a phantom type);
+ * a `DocumentNode` or `TypedDocumentNode`, including gql.tada's. A node parsed from source keeps
+ * its `loc.source.body`, which is sent as written; a node without `loc` (codegen's AST output) is
+ * printed by our own printer, loaded with `import()` only when needed. Results are cached per node.
+ *
+ * The types ride on the phantom `__apiType` field that all three tools declare, so typed documents
+ * cost nothing at run time.
+ *
+ * @module
+ */
+
+import type { DocumentNode } from "graphql";
+import type { DocumentTypeDecoration } from "@graphql-typed-document-node/core";
+import { describe, invalid } from "./validate.ts";
+
+/** The variables object of an operation. */
+export type Variables = Record<string, unknown>;
+
+/**
+ * A document the client can send: a GraphQL string, a `DocumentNode`, or a typed document
+ * (`TypedDocumentNode`, codegen's `TypedDocumentString`, gql.tada's documents) from which the
+ * result and variables types are inferred.
+ */
+export type Document<TData = unknown, TVariables = Variables> =
+  | string
+  | DocumentTypeDecoration<TData, TVariables>
+  | DocumentNode;
+
+/** The text and operation name sent for a document. */
+export interface PreparedDocument {
+  /** The query text. */
+  readonly query: string;
+  /** The operation name taken from the document, when it holds exactly one named operation. */
+  readonly operationName?: string | undefined;
+}
+
+/** A parsed document node, loosely: what the printer and the name lookup need. */
+interface DocumentLike {
+  readonly kind: "Document";
+  readonly definitions: ReadonlyArray<{ readonly kind: string; readonly name?: { readonly value: string } }>;
+  readonly loc?: { readonly source?: { readonly body?: unknown } };
+}
+
+const prepared = new WeakMap<object, PreparedDocument>();
+
+/**
+ * The text (and, for nodes, the operation name) to send for `document`.
+ *
+ * @param document What the caller passed.
+ * @returns The prepared document, or a promise of it when a node must be printed.
+ * @throws {TypeError} When `document` is not a non-empty string, `String` or document node.
+ */
+export function prepareDocument(document: unknown): PreparedDocument | Promise<PreparedDocument> {
+  if (typeof document === "string") return { query: nonEmpty(document) };
+  if (document instanceof String) return { query: nonEmpty(document.toString()) };
+  if (!isDocumentNode(document)) {
+    throw invalid(
+      `Invalid document: expected a GraphQL string or document node, current value is ${describe(document)}`,
+    );
+  }
+  const cached = prepared.get(document);
+  if (cached) return cached;
+  const body = document.loc?.source?.body;
+  if (typeof body === "string" && body.trim() !== "") return remember(document, body);
+  return import("./print.ts").then(({ print }) => remember(document, print(document as DocumentNode)));
+}
+
+function remember(document: DocumentLike, query: string): PreparedDocument {
+  const operations = document.definitions.filter((definition) => definition.kind === "OperationDefinition");
+  const result = { query, operationName: operations.length === 1 ? operations[0]!.name?.value : undefined };
+  prepared.set(document, result);
+  return result;
+}
+
+function isDocumentNode(value: unknown): value is DocumentLike {
+  return typeof value === "object" && value !== null &&
+    (value as { kind?: unknown }).kind === "Document" &&
+    Array.isArray((value as { definitions?: unknown }).definitions);
+}
+
+function nonEmpty(query: string): string {
+  if (query.trim() === "") throw invalid("Invalid document: the query text is empty");
+  return query;
+}

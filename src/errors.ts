@@ -1,0 +1,297 @@
+/**
+ * The errors the client throws. Every class carries a stable string `code`, so callers can branch
+ * with `instanceof` or, when two copies of the package are loaded (ESM and CJS), with `code`
+ * through {@link isServiceError}.
+ *
+ * Messages name the operation and the status, never a token, a key, a signature, variables or a
+ * response body: data that may be sensitive stays on properties, and secrets stay off errors.
+ *
+ * @module
+ */
+
+/** The stable `code` of every error class, keyed by a readable name. */
+export const ErrorCode = {
+  /** The response held a non-empty `errors` array ({@link ServiceGraphQLError}). */
+  GraphQL: "GRAPHQL_ERROR",
+  /** The HTTP status was not 2xx ({@link ServiceHttpError}). */
+  Http: "HTTP_ERROR",
+  /** The caller's signal or `timeoutMs` ended the call ({@link ServiceAbortError}). */
+  Aborted: "ABORTED",
+  /** `fetch` rejected: no response was received ({@link ServiceNetworkError}). */
+  Network: "NETWORK_ERROR",
+  /** A 2xx response was not a GraphQL response ({@link ServiceResponseError}). */
+  BadResponse: "BAD_RESPONSE",
+  /** An auth getter or credentials provider failed or gave an unusable value ({@link ServiceAuthError}). */
+  Auth: "AUTH_ERROR",
+  /** A value passed to the client or to a request is invalid (a `TypeError` or `RangeError`). */
+  InvalidArgument: "INVALID_ARGUMENT",
+} as const;
+
+/** One of the values of {@link ErrorCode}. */
+export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
+
+/**
+ * A GraphQL error as the service formats it. `errorType` and `errorInfo` sit at the top level of
+ * each error on this service, not under `extensions`.
+ */
+export interface GraphQLFormattedError {
+  /** What went wrong, for a human. */
+  readonly message: string;
+  /** The service's error type, for instance `Unauthorized`. */
+  readonly errorType?: string;
+  /** Additional information the resolver attached. */
+  readonly errorInfo?: unknown;
+  /** The path of the field that failed. */
+  readonly path?: ReadonlyArray<string | number>;
+  /** Where in the document the error applies. */
+  readonly locations?: ReadonlyArray<{ readonly line: number; readonly column: number }>;
+  /** Extensions, for servers that use them. */
+  readonly extensions?: Readonly<Record<string, unknown>>;
+  /** Any other field the server sent. */
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The base class of every error the client throws on purpose.
+ *
+ * @example Branch on the code
+ * ```ts
+ * import { ServiceError } from "@seed/service-client";
+ *
+ * function describe(err: unknown): string {
+ *   return err instanceof ServiceError ? err.code : "unexpected";
+ * }
+ * console.log(describe(new Error("x"))); // "unexpected"
+ * ```
+ */
+export class ServiceError extends Error {
+  /** The stable code of this error; see {@link ErrorCode}. */
+  readonly code: ErrorCode;
+
+  /**
+   * @param code The stable code.
+   * @param message A message without secrets.
+   * @param options The underlying cause, if any.
+   */
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The response carried a non-empty `errors` array, and `request` (or `query`/`mutate`) was used.
+ * Partial `data`, if any, is kept on the error; `requestRaw` returns it without throwing. The
+ * message counts the errors but does not quote them (a server's message can echo variables): read
+ * `errors` for the details.
+ *
+ * @example
+ * ```ts
+ * import { ServiceGraphQLError } from "@seed/service-client";
+ *
+ * const err = new ServiceGraphQLError([{ message: "Not authorized", errorType: "Unauthorized" }], { a: 1 });
+ * console.log(err.code, err.errors[0]?.errorType); // "GRAPHQL_ERROR" "Unauthorized"
+ * ```
+ */
+export class ServiceGraphQLError extends ServiceError {
+  /** The formatted GraphQL errors, each with at least `message`. */
+  readonly errors: readonly GraphQLFormattedError[];
+  /** The partial data the server returned, or `null`/`undefined` when it returned none. */
+  readonly data: unknown;
+  /** The response's `extensions`, if any. */
+  readonly extensions: unknown;
+
+  /**
+   * @param errors The formatted errors.
+   * @param data The partial data.
+   * @param extensions The response's extensions.
+   */
+  constructor(errors: readonly GraphQLFormattedError[], data?: unknown, extensions?: unknown) {
+    super(
+      ErrorCode.GraphQL,
+      `GraphQL request failed with ${errors.length} error${errors.length === 1 ? "" : "s"}`,
+    );
+    this.errors = errors;
+    this.data = data;
+    this.extensions = extensions;
+  }
+}
+
+/**
+ * The HTTP status was not 2xx. The parsed body (JSON, or text when it is not JSON) is kept on
+ * `body`, and the GraphQL `errors` of the body, when present, on `errors`; the message names the
+ * status only.
+ *
+ * @example
+ * ```ts
+ * import { ServiceHttpError } from "@seed/service-client";
+ *
+ * const err = new ServiceHttpError(401, "Unauthorized", new Headers(), { errors: [{ message: "No" }] });
+ * console.log(err.status, err.message); // 401 "HTTP 401 Unauthorized"
+ * ```
+ */
+export class ServiceHttpError extends ServiceError {
+  /** The HTTP status. `0` when a browser hides a refused redirect behind an opaque response. */
+  readonly status: number;
+  /** The HTTP status text, often empty over HTTP/2. */
+  readonly statusText: string;
+  /** A copy of the response headers, without `set-cookie`. */
+  readonly headers: Headers;
+  /** The parsed JSON body, the text body when it is not JSON, or `undefined` when it could not be read. */
+  readonly body: unknown;
+  /** The GraphQL errors in the body, in either of the service's two shapes; empty when none. */
+  readonly errors: readonly GraphQLFormattedError[];
+
+  /**
+   * @param status The HTTP status.
+   * @param statusText The HTTP status text.
+   * @param headers The response headers (copied; `set-cookie` is dropped).
+   * @param body The parsed body.
+   */
+  constructor(status: number, statusText: string, headers: Headers, body?: unknown) {
+    super(ErrorCode.Http, `HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+    this.status = status;
+    this.statusText = statusText;
+    this.headers = new Headers(headers);
+    this.headers.delete("set-cookie");
+    this.body = body;
+    this.errors = errorsOf(body);
+  }
+}
+
+/** Why a call was aborted: by `timeoutMs` or by the caller's signal. */
+export type AbortReason = "timeout" | "abort";
+
+/**
+ * The caller's signal or `timeoutMs` ended the call. `reason` is `"timeout"` or `"abort"`; for a
+ * caller abort, `cause` is the signal's own reason.
+ *
+ * @example
+ * ```ts
+ * import { ServiceAbortError } from "@seed/service-client";
+ *
+ * const err = new ServiceAbortError("timeout");
+ * console.log(err.code, err.reason); // "ABORTED" "timeout"
+ * ```
+ */
+export class ServiceAbortError extends ServiceError {
+  /** `"timeout"` when `timeoutMs` elapsed, `"abort"` when the caller's signal fired. */
+  readonly reason: AbortReason;
+
+  /**
+   * @param reason What ended the call.
+   * @param cause The caller signal's reason, for `"abort"`.
+   */
+  constructor(reason: AbortReason, cause?: unknown) {
+    super(
+      ErrorCode.Aborted,
+      reason === "timeout" ? "Request timed out" : "Request aborted by the caller's signal",
+      { cause },
+    );
+    this.reason = reason;
+  }
+}
+
+/**
+ * No response was received: the connection failed, was reset, or the body could not be read.
+ * The runtime's error is the `cause`. Retried by default when a `retry` policy is set.
+ *
+ * @example
+ * ```ts
+ * import { ServiceNetworkError } from "@seed/service-client";
+ *
+ * const err = new ServiceNetworkError(new TypeError("fetch failed"));
+ * console.log(err.code); // "NETWORK_ERROR"
+ * ```
+ */
+export class ServiceNetworkError extends ServiceError {
+  /** @param cause The runtime's error. */
+  constructor(cause: unknown) {
+    super(ErrorCode.Network, "Network request failed", { cause });
+  }
+}
+
+/**
+ * A 2xx response that is not a GraphQL response: not JSON, not an object, or an object with
+ * neither `data` nor `errors` (such as `{"errorMessage": "…"}`). The parsed body is on `body`.
+ *
+ * @example
+ * ```ts
+ * import { ServiceResponseError } from "@seed/service-client";
+ *
+ * const err = new ServiceResponseError(200, "not JSON", "<html>");
+ * console.log(err.code, err.message); // "BAD_RESPONSE" "Unexpected response (HTTP 200): not JSON"
+ * ```
+ */
+export class ServiceResponseError extends ServiceError {
+  /** The HTTP status of the response. */
+  readonly status: number;
+  /** The parsed body, or the text when it is not JSON. */
+  readonly body: unknown;
+
+  /**
+   * @param status The HTTP status.
+   * @param problem What is wrong with the body, without its content.
+   * @param body The parsed body or its text.
+   */
+  constructor(status: number, problem: string, body: unknown) {
+    super(ErrorCode.BadResponse, `Unexpected response (HTTP ${status}): ${problem}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/**
+ * An auth getter or credentials provider threw, or returned a value that cannot be sent (not a
+ * string, empty, or holding CR/LF). The getter's error is the `cause`. Never retried.
+ *
+ * @example
+ * ```ts
+ * import { ServiceAuthError } from "@seed/service-client";
+ *
+ * const err = new ServiceAuthError("apiKey", "returned an empty string");
+ * console.log(err.message); // "Cannot authenticate: apiKey returned an empty string"
+ * ```
+ */
+export class ServiceAuthError extends ServiceError {
+  /**
+   * @param field The auth field whose getter failed.
+   * @param problem What is wrong, without the value.
+   * @param cause The getter's error, if it threw.
+   */
+  constructor(field: string, problem: string, cause?: unknown) {
+    super(ErrorCode.Auth, `Cannot authenticate: ${field} ${problem}`, { cause });
+  }
+}
+
+/**
+ * Whether `value` is an error of this package, by class or, across two loaded copies of the
+ * package, by `name` and `code`.
+ *
+ * @param value Anything caught.
+ * @returns `true` for a {@link ServiceError} of any copy of the package.
+ *
+ * @example
+ * ```ts
+ * import { isServiceError, ServiceNetworkError } from "@seed/service-client";
+ *
+ * console.log(isServiceError(new ServiceNetworkError(new Error("x")))); // true
+ * console.log(isServiceError(new Error("x"))); // false
+ * ```
+ */
+export function isServiceError(value: unknown): value is ServiceError {
+  if (value instanceof ServiceError) return true;
+  if (!(value instanceof Error)) return false;
+  const code = (value as { code?: unknown }).code;
+  return value.name.startsWith("Service") && code !== ErrorCode.InvalidArgument &&
+    Object.values(ErrorCode).includes(code as ErrorCode);
+}
+
+/** The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`. */
+function errorsOf(body: unknown): readonly GraphQLFormattedError[] {
+  if (typeof body !== "object" || body === null) return [];
+  const { errors, message } = body as { errors?: unknown; message?: unknown };
+  if (Array.isArray(errors)) return errors as GraphQLFormattedError[];
+  return typeof message === "string" ? [body as GraphQLFormattedError] : [];
+}

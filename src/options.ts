@@ -1,0 +1,205 @@
+/**
+ * The client's options and the per-request options: their types and their checks. Checks run
+ * before anything is sent, for JavaScript callers too, and reject unknown keys by name (a dropped
+ * `timeoutMs` would be a request that can hang).
+ *
+ * @module
+ */
+
+import { type AuthOptions, checkAuth } from "./auth.ts";
+import { type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
+import {
+  describe,
+  expectInteger,
+  expectObject,
+  invalid,
+  isObject,
+  MAX_TIMER_MS,
+  rejectUnknownKeys,
+} from "./validate.ts";
+
+/** The HTTP function the client calls: the global `fetch` or a replacement with its shape. */
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Extra request headers: a plain object or a `Headers`. Auth and content headers cannot be set here. */
+export type HeaderValues = Readonly<Record<string, string>> | Headers;
+
+/** The options of `new ServiceClient(options)`. */
+export interface ServiceClientOptions {
+  /** The absolute `http:` or `https:` URL of the GraphQL endpoint, such as `https://….appsync-api.….amazonaws.com/graphql`. */
+  readonly url: string | URL;
+  /** The auth mode and its secret; see {@link AuthOptions}. */
+  readonly auth: AuthOptions;
+  /** The retry policy. Without it, one attempt per request. */
+  readonly retry?: RetryOptions;
+  /** Replaces the global `fetch`, for tracing or request options. */
+  readonly fetch?: FetchFunction;
+  /** Headers sent with every request, below the request's own headers and the auth headers. */
+  readonly headers?: HeaderValues;
+  /** A default timeout for every call, in ms; a request's `timeoutMs` can only shorten it. No default. */
+  readonly timeoutMs?: number;
+  /** A signal that aborts every call of this client (for instance on logout or shutdown). */
+  readonly signal?: AbortSignal;
+}
+
+/** The per-request options (third argument of `request`, `requestRaw`, `query`, `mutate`). */
+export interface RequestOptions {
+  /** Aborts the call when aborted: every attempt, the waits between them and the body read. */
+  readonly signal?: AbortSignal;
+  /** Aborts the call after this many ms (an integer from 1); the earlier of this and the client's wins. */
+  readonly timeoutMs?: number;
+  /** The operation to run when the document holds several. */
+  readonly operationName?: string;
+  /** Headers for this request, over the client's `headers`. */
+  readonly headers?: HeaderValues;
+}
+
+/** Client options after checking. */
+export interface ClientConfig {
+  readonly url: string;
+  readonly auth: AuthOptions;
+  readonly retry: RetryPolicy;
+  readonly fetch: FetchFunction;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs: number | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+const CLIENT_KEYS = ["url", "auth", "retry", "fetch", "headers", "timeoutMs", "signal"];
+const REQUEST_KEYS = ["signal", "timeoutMs", "operationName", "headers"];
+const RESERVED_HEADERS = [
+  "content-type",
+  "authorization",
+  "x-api-key",
+  "host",
+  "x-amz-date",
+  "x-amz-security-token",
+];
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * Checks the client options.
+ *
+ * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
+ */
+export function clientConfig(options: unknown): ClientConfig {
+  expectObject(options, "options");
+  rejectUnknownKeys(options, CLIENT_KEYS, "the client options");
+  const { url, auth, retry, fetch, headers, timeoutMs, signal } = options;
+  checkAuth(auth);
+  if (fetch !== undefined && typeof fetch !== "function") {
+    throw invalid(`Invalid fetch: expected a function, current value is ${describe(fetch)}`);
+  }
+  const fetchFunction = (fetch as FetchFunction | undefined) ?? globalFetch();
+  return {
+    url: checkUrl(url),
+    auth,
+    retry: retryPolicy(retry),
+    fetch: fetchFunction,
+    headers: headerRecord(headers, "headers"),
+    timeoutMs: checkTimeout(timeoutMs, "timeoutMs"),
+    signal: checkSignal(signal, "signal"),
+  };
+}
+
+/** Per-request options after checking. */
+export interface RequestConfig {
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly operationName: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const NO_REQUEST_OPTIONS: RequestConfig = {
+  signal: undefined,
+  timeoutMs: undefined,
+  operationName: undefined,
+  headers: NO_HEADERS,
+};
+
+/**
+ * Checks per-request options.
+ *
+ * @throws {TypeError | RangeError} Naming the field and its current value.
+ */
+export function requestConfig(options: unknown): RequestConfig {
+  if (options === undefined) return NO_REQUEST_OPTIONS;
+  expectObject(options, "request options");
+  rejectUnknownKeys(options, REQUEST_KEYS, "the request options");
+  const { signal, timeoutMs, operationName, headers } = options;
+  if (operationName !== undefined && (typeof operationName !== "string" || operationName === "")) {
+    throw invalid(
+      `Invalid operationName: expected a non-empty string, current value is ${describe(operationName)}`,
+    );
+  }
+  return {
+    signal: checkSignal(signal, "request signal"),
+    timeoutMs: checkTimeout(timeoutMs, "request timeoutMs"),
+    operationName,
+    headers: headerRecord(headers, "request headers"),
+  };
+}
+
+function globalFetch(): FetchFunction {
+  const fetch = globalThis.fetch;
+  if (typeof fetch !== "function") {
+    throw invalid("Cannot create the client: this runtime has no global fetch; pass a `fetch` option");
+  }
+  return (input, init) => fetch(input, init);
+}
+
+function checkUrl(url: unknown): string {
+  const given = typeof url === "string" || url instanceof URL ? String(url) : undefined;
+  if (given === undefined) {
+    throw invalid(`Invalid url: expected an absolute URL string, current value is ${describe(url)}`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(given);
+  } catch {
+    throw invalid(`Invalid url: expected an absolute http(s) URL, current value is "${given.slice(0, 200)}"`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw invalid(`Invalid url: expected an http: or https: URL, current value uses ${parsed.protocol}`);
+  }
+  if (parsed.username || parsed.password) {
+    throw invalid("Invalid url: credentials in the URL are not allowed");
+  }
+  return parsed.href;
+}
+
+function checkTimeout(value: unknown, field: string): number | undefined {
+  return value === undefined ? undefined : expectInteger(value, field, 1, MAX_TIMER_MS);
+}
+
+function checkSignal(value: unknown, field: string): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const signal = value as AbortSignal;
+  if (
+    !isObject(value) || typeof signal.aborted !== "boolean" || typeof signal.addEventListener !== "function"
+  ) {
+    throw invalid(`Invalid ${field}: expected an AbortSignal, current value is ${describe(value)}`);
+  }
+  return signal;
+}
+
+/** Copies caller headers into a record with lower-case names, refusing the reserved ones. */
+function headerRecord(value: unknown, field: string): Readonly<Record<string, string>> {
+  if (value === undefined) return NO_HEADERS;
+  if (!(value instanceof Headers)) expectObject(value, field);
+  let headers: Headers;
+  try {
+    headers = new Headers(value as HeadersInit);
+  } catch {
+    // The runtime's message may quote the value, so it is not kept as the cause.
+    throw invalid(`Invalid ${field}: a name or value is not a valid HTTP header`);
+  }
+  const record: Record<string, string> = {};
+  headers.forEach((headerValue, name) => {
+    if (RESERVED_HEADERS.includes(name)) {
+      throw invalid(`Invalid ${field}: \`${name}\` is set by the client and cannot be overridden`);
+    }
+    record[name] = headerValue;
+  });
+  return record;
+}

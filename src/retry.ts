@@ -1,0 +1,158 @@
+/**
+ * The retry policy: which failures are retried, how long to wait between attempts (exponential
+ * backoff with full jitter), and the server's `Retry-After`.
+ *
+ * @module
+ */
+
+import { type ServiceError, ServiceHttpError, ServiceNetworkError } from "./errors.ts";
+import {
+  describe,
+  expectInteger,
+  expectObject,
+  invalid,
+  MAX_TIMER_MS,
+  rejectUnknownKeys,
+} from "./validate.ts";
+
+/**
+ * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
+ * defaults in {@link RETRY_DEFAULTS}.
+ */
+export interface RetryOptions {
+  /** The most attempts in all, the first one included (an integer from 1). Default 3. */
+  readonly attempts?: number;
+  /** The backoff's base delay in ms: attempt n waits a random time up to `baseDelayMs * 2^(n-1)`. Default 250. */
+  readonly baseDelayMs?: number;
+  /** The longest wait between two attempts in ms, and the longest `Retry-After` honoured. Default 10,000. */
+  readonly maxDelayMs?: number;
+  /**
+   * Decides whether a failed attempt is retried, replacing the default rule (network errors, 5xx
+   * and 429, see {@link isRetryable}); call `isRetryable(err)` inside to extend it. `attempt` is the
+   * number of the attempt that failed, from 1. Aborts and auth errors are never retried.
+   */
+  readonly shouldRetry?: (err: ServiceError, attempt: number) => boolean;
+}
+
+/** A retry policy with every field set. */
+export interface RetryPolicy {
+  /** The most attempts in all. */
+  readonly attempts: number;
+  /** The backoff's base delay in ms. */
+  readonly baseDelayMs: number;
+  /** The longest wait in ms. */
+  readonly maxDelayMs: number;
+  /** The caller's decision, if any. */
+  readonly shouldRetry: ((err: ServiceError, attempt: number) => boolean) | undefined;
+}
+
+/** The defaults for the fields of {@link RetryOptions} that a caller leaves out. */
+export const RETRY_DEFAULTS: {
+  readonly attempts: 3;
+  readonly baseDelayMs: 250;
+  readonly maxDelayMs: 10_000;
+} = {
+  attempts: 3,
+  baseDelayMs: 250,
+  maxDelayMs: 10_000,
+};
+
+/** One attempt only: the policy without a `retry` option. */
+export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, shouldRetry: undefined };
+
+/**
+ * Checks retry options and fills in the defaults.
+ *
+ * @throws {TypeError | RangeError} For an unknown key, a number that is not a whole number in
+ * range, `maxDelayMs < baseDelayMs`, or a `shouldRetry` that is not a function.
+ */
+export function retryPolicy(retry: unknown): RetryPolicy {
+  if (retry === undefined) return NO_RETRY;
+  expectObject(retry, "retry");
+  rejectUnknownKeys(retry, ["attempts", "baseDelayMs", "maxDelayMs", "shouldRetry"], "retry");
+  const pick = (key: keyof typeof RETRY_DEFAULTS, min: number, max: number) =>
+    retry[key] === undefined ? RETRY_DEFAULTS[key] : expectInteger(retry[key], `retry.${key}`, min, max);
+  const attempts = pick("attempts", 1, 100);
+  const baseDelayMs = pick("baseDelayMs", 0, MAX_TIMER_MS);
+  const maxDelayMs = pick("maxDelayMs", 0, MAX_TIMER_MS);
+  if (maxDelayMs < baseDelayMs) {
+    throw invalid(
+      `Invalid retry.maxDelayMs: must be at least retry.baseDelayMs (${baseDelayMs}), current value is ${maxDelayMs}`,
+      true,
+    );
+  }
+  const { shouldRetry } = retry;
+  if (shouldRetry !== undefined && typeof shouldRetry !== "function") {
+    throw invalid(
+      `Invalid retry.shouldRetry: expected a function, current value is ${describe(shouldRetry)}`,
+    );
+  }
+  return { attempts, baseDelayMs, maxDelayMs, shouldRetry: shouldRetry as RetryPolicy["shouldRetry"] };
+}
+
+/**
+ * The default retry rule: network errors, HTTP 5xx and HTTP 429.
+ *
+ * @param err A failed attempt's error.
+ * @returns Whether the default policy retries it.
+ *
+ * @example
+ * ```ts
+ * import { isRetryable, ServiceHttpError } from "@seed/service-client";
+ *
+ * console.log(isRetryable(new ServiceHttpError(503, "", new Headers()))); // true
+ * console.log(isRetryable(new ServiceHttpError(400, "", new Headers()))); // false
+ * ```
+ */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof ServiceNetworkError) return true;
+  return err instanceof ServiceHttpError && (err.status >= 500 || err.status === 429);
+}
+
+/**
+ * Whether to retry after `attempt` failed with `err`, per the policy.
+ *
+ * @throws {TypeError} When `shouldRetry` throws (its error is the `cause`).
+ */
+export function shouldRetry(policy: RetryPolicy, err: ServiceError, attempt: number): boolean {
+  if (attempt >= policy.attempts) return false;
+  if (!policy.shouldRetry) return isRetryable(err);
+  try {
+    return policy.shouldRetry(err, attempt) === true;
+  } catch (cause) {
+    throw Object.assign(invalid("retry.shouldRetry threw, so the request was not retried"), { cause });
+  }
+}
+
+/**
+ * How long to wait before the attempt after `attempt`: the server's `Retry-After` on 429/503 when
+ * it sent one, else full jitter over `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`.
+ * Returns `undefined` when `Retry-After` asks for more than `maxDelayMs`: the caller then stops.
+ */
+export function retryDelay(
+  policy: RetryPolicy,
+  err: ServiceError,
+  attempt: number,
+  random: () => number = Math.random,
+): number | undefined {
+  if (err instanceof ServiceHttpError && (err.status === 429 || err.status === 503)) {
+    const asked = retryAfterMs(err.headers.get("retry-after"), Date.now());
+    if (asked !== undefined) return asked <= policy.maxDelayMs ? asked : undefined;
+  }
+  return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)));
+}
+
+/**
+ * Parses `Retry-After`: delay-seconds or an HTTP date.
+ *
+ * @param value The header value.
+ * @param now The current time in ms.
+ * @returns The delay in ms (0 for a date in the past), or `undefined` when absent or unparsable.
+ */
+export function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

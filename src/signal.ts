@@ -1,0 +1,100 @@
+/**
+ * One abort signal for a whole call: the caller's signals (client default and per request) and the
+ * call's deadline combined. It bounds every attempt, the waits between attempts and the reading of
+ * each body.
+ *
+ * We combine with one `AbortController` and a listener per caller signal, removed when the call
+ * ends, rather than `AbortSignal.any`: that is missing on Safari before 17.4 and in edge-runtime,
+ * and on Node it keeps dependents of a long-lived signal alive (nodejs/node#54614, #55351) and
+ * warns past 10 listeners. One code path for every runtime, and nothing left behind.
+ *
+ * @module
+ */
+
+import { ServiceAbortError } from "./errors.ts";
+
+/** The combined signal of one call, and what ended it. */
+export interface CallSignal {
+  /** The signal to give to `fetch` and to waits; `undefined` when nothing can abort the call. */
+  readonly signal: AbortSignal | undefined;
+  /** The time (from `Date.now()`) at which the call times out; `Infinity` without a timeout. */
+  readonly deadline: number;
+  /** The error to throw, once the signal has fired. */
+  error(): ServiceAbortError | undefined;
+  /** Clears the timer and removes the listeners. Call exactly once, when the call settles. */
+  done(): void;
+}
+
+const NEVER: CallSignal = { signal: undefined, deadline: Infinity, error: () => undefined, done() {} };
+
+/**
+ * Combines caller signals and a timeout into one signal for a call.
+ *
+ * @param signals The caller's signals; `undefined` entries are skipped.
+ * @param timeoutMs The call's timeout, or `undefined` for none.
+ * @returns The combined signal; `error()` is already set when a signal was aborted beforehand.
+ */
+export function callSignal(
+  signals: readonly (AbortSignal | undefined)[],
+  timeoutMs: number | undefined,
+): CallSignal {
+  const callers = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  if (callers.length === 0 && timeoutMs === undefined) return NEVER;
+
+  const controller = new AbortController();
+  let error: ServiceAbortError | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const end = (reason: ServiceAbortError) => {
+    if (error) return;
+    error = reason;
+    cleanup();
+    controller.abort(reason);
+  };
+  const onAbort = function (this: AbortSignal) {
+    end(new ServiceAbortError("abort", this.reason));
+  };
+  const cleanup = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    for (const signal of callers) signal.removeEventListener("abort", onAbort);
+  };
+
+  for (const signal of callers) {
+    if (signal.aborted) {
+      end(new ServiceAbortError("abort", signal.reason));
+      break;
+    }
+    signal.addEventListener("abort", onAbort);
+  }
+  if (!error && timeoutMs !== undefined) {
+    timer = setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs);
+  }
+
+  return {
+    signal: controller.signal,
+    deadline: timeoutMs === undefined ? Infinity : Date.now() + timeoutMs,
+    error: () => error,
+    done: cleanup,
+  };
+}
+
+/**
+ * Waits `ms`, or until `signal` aborts (then rejects with the signal's reason at once). The timer
+ * and the listener are removed either way.
+ *
+ * @param ms How long to wait.
+ * @param signal Ends the wait early.
+ */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * Sentinel secrets shared by the local endpoint, the tests and the demo. Each is distinctive, so a
+ * test can search any error output for it.
+ *
+ * @module
+ */
+
+/** The API key the endpoint accepts. */
+export const API_KEY = "da2-sentinelapikey0000000000";
+/** The user pool identity token the endpoint accepts. */
+export const USERPOOL_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VycG9vbC1zZW50aW5lbCJ9.c2lnLXVzZXJwb29s";
+/** The OIDC access token the endpoint accepts. */
+export const OIDC_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJvaWRjLXNlbnRpbmVsIn0.c2lnLW9pZGM";
+/** The lambda authorizer token the endpoint accepts. */
+export const LAMBDA_TOKEN = "lambda-sentinel-token-0000";
+/** The region the endpoint's iam mode expects. */
+export const REGION = "us-east-1";
+/** IAM credentials the endpoint accepts (AWS's documentation example key). */
+export const CREDENTIALS = {
+  accessKeyId: "AKIDSENTINELEXAMPLE",
+  secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYSENTINELKEY",
+  sessionToken: "IQoJb3JpZ2luX2VjSENTINELSESSIONTOKEN",
+} as const;
+/** Every secret above, for leak checks. */
+export const SECRETS: readonly string[] = [
+  API_KEY,
+  USERPOOL_JWT,
+  OIDC_JWT,
+  LAMBDA_TOKEN,
+  CREDENTIALS.secretAccessKey,
+  CREDENTIALS.sessionToken,
+];
+
+/** What a test reads off a caught error: any error of the client, loosely typed for assertions. */
+// deno-lint-ignore no-explicit-any
+export type Caught = Error & Record<string, any>;
+
+/** Resolves the reason `promise` rejects with, typed for assertions; fails if it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<Caught> {
+  try {
+    await promise;
+  } catch (reason) {
+    return reason as Caught;
+  }
+  throw new Error("Expected the promise to reject, but it resolved");
+}

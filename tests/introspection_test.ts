@@ -1,0 +1,53 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  buildClientSchema,
+  getIntrospectionQuery,
+  Lexer,
+  parse,
+  printSchema,
+  Source,
+  TokenKind,
+} from "graphql";
+import { readFileSync } from "node:fs";
+import { buildSchema } from "graphql";
+import { ServiceClient } from "../mod.ts";
+import { INTROSPECTION_QUERY } from "../src/introspection.ts";
+import { type Endpoint, startEndpoint } from "./_server.ts";
+import { API_KEY } from "./_fixtures.ts";
+
+function tokens(text: string): string[] {
+  const lexer = new Lexer(new Source(text));
+  const out: string[] = [];
+  for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+    out.push(`${token.kind}:${token.value ?? ""}`);
+  }
+  return out;
+}
+
+let endpoint: Endpoint;
+before(async () => {
+  endpoint = await startEndpoint();
+});
+after(() => endpoint.close());
+
+describe("introspect()", () => {
+  it("the query is graphql's getIntrospectionQuery(), token for token (only whitespace differs)", () => {
+    assert.deepEqual(tokens(INTROSPECTION_QUERY), tokens(getIntrospectionQuery()));
+    assert.deepEqual(
+      parse(INTROSPECTION_QUERY, { noLocation: true }),
+      parse(getIntrospectionQuery(), { noLocation: true }),
+    );
+  });
+
+  it("sends the standard query and resolves the typed schema, which rebuilds the endpoint's SDL", async () => {
+    const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+    const result = await client.introspect({ timeoutMs: 5_000 });
+    assert.equal(result.__schema.queryType.name, "Query");
+    assert.equal(result.__schema.mutationType?.name, "Mutation");
+    const sent = JSON.parse(endpoint.requests.at(-1)!.body);
+    assert.equal(sent.query, INTROSPECTION_QUERY);
+    const sdl = readFileSync(new URL("./fixtures/schema.graphql", import.meta.url), "utf8");
+    assert.equal(printSchema(buildClientSchema(result)), printSchema(buildSchema(sdl)));
+  });
+});

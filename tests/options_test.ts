@@ -1,0 +1,456 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ServiceAuthError, ServiceClient } from "../mod.ts";
+import { type Endpoint, startEndpoint } from "./_server.ts";
+import { API_KEY, CREDENTIALS, SECRETS } from "./_fixtures.ts";
+import { rejection } from "./_fixtures.ts";
+
+const URL_ = "https://example.appsync-api.us-east-1.amazonaws.com/graphql";
+const apiKey = { type: "apiKey", apiKey: API_KEY };
+const iam = { type: "iam", region: "us-east-1", credentials: CREDENTIALS };
+
+/** [case, options, error class, message pattern] — every construction mistake a JavaScript caller can make. */
+const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErrorConstructor, RegExp]> = [
+  [
+    "options missing",
+    undefined,
+    TypeError,
+    /Invalid options: expected an object, current value is undefined/,
+  ],
+  ["options null", null, TypeError, /current value is null/],
+  ["url missing", { auth: apiKey }, TypeError, /Invalid url: .* current value is undefined/],
+  [
+    "url relative",
+    { url: "/graphql", auth: apiKey },
+    TypeError,
+    /Invalid url: expected an absolute .* "\/graphql"/,
+  ],
+  ["url garbage", { url: "not a url", auth: apiKey }, TypeError, /Invalid url: .*"not a url"/],
+  ["url a number", { url: 42, auth: apiKey }, TypeError, /Invalid url: .*current value is 42/],
+  ["url ftp:", { url: "ftp://example.com/graphql", auth: apiKey }, TypeError, /http: or https: .*ftp:/],
+  [
+    "url with credentials",
+    { url: "https://u:p@example.com/graphql", auth: apiKey },
+    TypeError,
+    /credentials in the URL/,
+  ],
+  ["auth missing", { url: URL_ }, TypeError, /Invalid auth: expected an object, current value is undefined/],
+  [
+    "auth a string",
+    { url: URL_, auth: "apiKey" },
+    TypeError,
+    /Invalid auth: expected an object, current value is a string/,
+  ],
+  ["auth an array", { url: URL_, auth: [] }, TypeError, /current value is an array/],
+  [
+    "auth.type unknown",
+    { url: URL_, auth: { type: "API_KEY", apiKey: "k" } },
+    TypeError,
+    /Invalid auth.type: .*"API_KEY"/,
+  ],
+  ["auth.type missing", { url: URL_, auth: { apiKey: "k" } }, TypeError, /Invalid auth.type: .*undefined/],
+  [
+    "auth.type cognito (1.x name)",
+    { url: URL_, auth: { type: "cognito", jwtToken: "t" } },
+    TypeError,
+    /"cognito"/,
+  ],
+  ["apiKey missing", { url: URL_, auth: { type: "apiKey" } }, TypeError, /Invalid auth.apiKey: .*undefined/],
+  [
+    "apiKey empty",
+    { url: URL_, auth: { type: "apiKey", apiKey: "" } },
+    TypeError,
+    /auth.apiKey: .*an empty string/,
+  ],
+  [
+    "apiKey a number",
+    { url: URL_, auth: { type: "apiKey", apiKey: 123 } },
+    TypeError,
+    /auth.apiKey: .*current value is 123/,
+  ],
+  [
+    "apiKey with jwtToken",
+    { url: URL_, auth: { type: "apiKey", apiKey: "k", jwtToken: "t" } },
+    TypeError,
+    /Unknown option `jwtToken`/,
+  ],
+  ["userpool jwtToken missing", { url: URL_, auth: { type: "userpool" } }, TypeError, /auth.jwtToken/],
+  [
+    "userpool jwtToken empty",
+    { url: URL_, auth: { type: "userpool", jwtToken: "" } },
+    TypeError,
+    /auth.jwtToken/,
+  ],
+  [
+    "userpool jwtToken an object",
+    { url: URL_, auth: { type: "userpool", jwtToken: {} } },
+    TypeError,
+    /auth.jwtToken: .*an object/,
+  ],
+  [
+    "userpool with apiKey",
+    { url: URL_, auth: { type: "userpool", jwtToken: "t", apiKey: "k" } },
+    TypeError,
+    /Unknown option `apiKey` in auth for type "userpool"/,
+  ],
+  ["oidc jwtToken missing", { url: URL_, auth: { type: "oidc" } }, TypeError, /auth.jwtToken/],
+  [
+    "oidc with authorizationToken",
+    { url: URL_, auth: { type: "oidc", jwtToken: "t", authorizationToken: "x" } },
+    TypeError,
+    /Unknown option `authorizationToken`/,
+  ],
+  ["lambda token missing", { url: URL_, auth: { type: "lambda" } }, TypeError, /auth.authorizationToken/],
+  [
+    "lambda token a boolean",
+    { url: URL_, auth: { type: "lambda", authorizationToken: true } },
+    TypeError,
+    /current value is true/,
+  ],
+  [
+    "lambda with jwtToken",
+    { url: URL_, auth: { type: "lambda", authorizationToken: "x", jwtToken: "t" } },
+    TypeError,
+    /Unknown option `jwtToken`/,
+  ],
+  [
+    "iam region missing",
+    { url: URL_, auth: { type: "iam", credentials: CREDENTIALS } },
+    TypeError,
+    /auth.region/,
+  ],
+  [
+    "iam region empty",
+    { url: URL_, auth: { ...iam, region: "" } },
+    TypeError,
+    /auth.region: .*an empty string/,
+  ],
+  [
+    "iam credentials missing",
+    { url: URL_, auth: { type: "iam", region: "us-east-1" } },
+    TypeError,
+    /auth.credentials/,
+  ],
+  [
+    "iam accessKeyId empty",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, accessKeyId: "" } } },
+    TypeError,
+    /accessKeyId must be a non-empty string/,
+  ],
+  [
+    "iam secretAccessKey missing",
+    { url: URL_, auth: { ...iam, credentials: { accessKeyId: "AKID" } } },
+    TypeError,
+    /secretAccessKey must be a non-empty string, current value is undefined/,
+  ],
+  [
+    "iam sessionToken a number",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, sessionToken: 1 } } },
+    TypeError,
+    /sessionToken must be a string/,
+  ],
+  [
+    "iam credentials typo",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, secretKey: "x" } } },
+    TypeError,
+    /Unknown option `secretKey`.*did you mean `secretAccessKey`/,
+  ],
+  ["iam with apiKey", { url: URL_, auth: { ...iam, apiKey: "k" } }, TypeError, /Unknown option `apiKey`/],
+  [
+    "retry not an object",
+    { url: URL_, auth: apiKey, retry: 3 },
+    TypeError,
+    /Invalid retry: expected an object, current value is 3/,
+  ],
+  [
+    "retry.attempts 0",
+    { url: URL_, auth: apiKey, retry: { attempts: 0 } },
+    RangeError,
+    /retry.attempts: expected an integer from 1 to 100, current value is 0/,
+  ],
+  [
+    "retry.attempts negative",
+    { url: URL_, auth: apiKey, retry: { attempts: -1 } },
+    RangeError,
+    /current value is -1/,
+  ],
+  [
+    "retry.attempts fractional",
+    { url: URL_, auth: apiKey, retry: { attempts: 1.5 } },
+    RangeError,
+    /current value is 1.5/,
+  ],
+  [
+    "retry.attempts NaN",
+    { url: URL_, auth: apiKey, retry: { attempts: NaN } },
+    TypeError,
+    /retry.attempts: expected an integer, current value is NaN/,
+  ],
+  [
+    "retry.attempts Infinity",
+    { url: URL_, auth: apiKey, retry: { attempts: Infinity } },
+    RangeError,
+    /current value is Infinity/,
+  ],
+  [
+    "retry.attempts a string",
+    { url: URL_, auth: apiKey, retry: { attempts: "3" } },
+    TypeError,
+    /current value is a string/,
+  ],
+  [
+    "retry.baseDelayMs negative",
+    { url: URL_, auth: apiKey, retry: { baseDelayMs: -5 } },
+    RangeError,
+    /retry.baseDelayMs/,
+  ],
+  [
+    "retry.maxDelayMs Infinity",
+    { url: URL_, auth: apiKey, retry: { maxDelayMs: Infinity } },
+    RangeError,
+    /retry.maxDelayMs/,
+  ],
+  [
+    "retry maxDelayMs < baseDelayMs",
+    { url: URL_, auth: apiKey, retry: { baseDelayMs: 500, maxDelayMs: 100 } },
+    RangeError,
+    /at least retry.baseDelayMs \(500\), current value is 100/,
+  ],
+  [
+    "retry.shouldRetry not a function",
+    { url: URL_, auth: apiKey, retry: { shouldRetry: true } },
+    TypeError,
+    /retry.shouldRetry: expected a function, current value is true/,
+  ],
+  [
+    "retry typo",
+    { url: URL_, auth: apiKey, retry: { retries: 3 } },
+    TypeError,
+    /Unknown option `retries` in retry/,
+  ],
+  [
+    "fetch not a function",
+    { url: URL_, auth: apiKey, fetch: "fetch" },
+    TypeError,
+    /Invalid fetch: expected a function, current value is a string/,
+  ],
+  ["timeoutMs 0", { url: URL_, auth: apiKey, timeoutMs: 0 }, RangeError, /timeoutMs: .*current value is 0/],
+  [
+    "timeoutMs huge",
+    { url: URL_, auth: apiKey, timeoutMs: 2 ** 31 },
+    RangeError,
+    /from 1 to 2147483647, current value is 2147483648/,
+  ],
+  [
+    "signal not a signal",
+    { url: URL_, auth: apiKey, signal: {} },
+    TypeError,
+    /Invalid signal: expected an AbortSignal/,
+  ],
+  [
+    "headers reserved",
+    { url: URL_, auth: apiKey, headers: { Authorization: "x" } },
+    TypeError,
+    /`authorization` is set by the client/,
+  ],
+  [
+    "headers not an object",
+    { url: URL_, auth: apiKey, headers: "x-a: b" },
+    TypeError,
+    /Invalid headers: expected an object/,
+  ],
+  [
+    "option typo: timeout",
+    { url: URL_, auth: apiKey, timeout: 100 },
+    TypeError,
+    /Unknown option `timeout` in the client options: did you mean `timeoutMs`\?/,
+  ],
+  [
+    "option typo: endpoint",
+    { url: URL_, auth: apiKey, endpoint: URL_ },
+    TypeError,
+    /Unknown option `endpoint`/,
+  ],
+];
+
+describe("construction rejects bad options with a clear TypeError/RangeError (code INVALID_ARGUMENT)", () => {
+  for (const [name, options, ErrorClass, message] of CONSTRUCTION) {
+    it(name, () => {
+      assert.throws(
+        () => new ServiceClient(options as never),
+        (err: Error) => {
+          assert.equal(err.constructor, ErrorClass, `${err.constructor.name}: ${err.message}`);
+          assert.match(err.message, message);
+          assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
+          for (const secret of SECRETS) assert.ok(!err.message.includes(secret), "no secret in the message");
+          return true;
+        },
+      );
+    });
+  }
+
+  it("the table holds at least 40 cases", () => assert.ok(CONSTRUCTION.length >= 40));
+
+  it("a runtime without fetch and no fetch option is refused at construction", () => {
+    const original = Object.getOwnPropertyDescriptor(globalThis, "fetch")!;
+    // deno-lint-ignore no-explicit-any
+    delete (globalThis as any).fetch;
+    try {
+      assert.throws(
+        () => new ServiceClient({ url: URL_, auth: { type: "apiKey", apiKey: "k" } }),
+        /no global fetch/,
+      );
+      assert.doesNotThrow(() =>
+        new ServiceClient({ url: URL_, auth: { type: "apiKey", apiKey: "k" }, fetch: () => Promise.reject() })
+      );
+    } finally {
+      Object.defineProperty(globalThis, "fetch", original);
+    }
+  });
+});
+
+let endpoint: Endpoint;
+before(async () => {
+  endpoint = await startEndpoint();
+});
+after(() => endpoint.close());
+
+describe("per-request bad input rejects before sending", () => {
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  const CASES: ReadonlyArray<[string, unknown, unknown, unknown, RegExp]> = [
+    ["document a number", 42, undefined, undefined, /Invalid document: .*current value is 42/],
+    ["document null", null, undefined, undefined, /Invalid document: .*null/],
+    ["document an unrelated object", { query: "{ hello }" }, undefined, undefined, /Invalid document/],
+    ["document empty", "", undefined, undefined, /the query text is empty/],
+    ["document blank", "  \n ", undefined, undefined, /the query text is empty/],
+    [
+      "variables a string",
+      "{ hello }",
+      "x",
+      undefined,
+      /Invalid variables: expected an object, current value is a string/,
+    ],
+    [
+      "variables an array",
+      "{ hello }",
+      [1],
+      undefined,
+      /Invalid variables: expected an object, current value is an array/,
+    ],
+    ["variables with a BigInt", "{ hello }", { n: 1n }, undefined, /cannot be serialized to JSON/],
+    ["variables with a cycle", "{ hello }", cycle, undefined, /cannot be serialized to JSON/],
+    ["options not an object", "{ hello }", undefined, 5, /Invalid request options/],
+    ["timeoutMs 0", "{ hello }", undefined, { timeoutMs: 0 }, /request timeoutMs/],
+    ["timeoutMs negative", "{ hello }", undefined, { timeoutMs: -1 }, /request timeoutMs/],
+    ["timeoutMs NaN", "{ hello }", undefined, { timeoutMs: NaN }, /request timeoutMs: .*NaN/],
+    ["timeoutMs Infinity", "{ hello }", undefined, { timeoutMs: Infinity }, /request timeoutMs: .*Infinity/],
+    ["timeoutMs huge", "{ hello }", undefined, { timeoutMs: 1e12 }, /request timeoutMs/],
+    ["signal not an AbortSignal", "{ hello }", undefined, { signal: "stop" }, /Invalid request signal/],
+    ["operationName empty", "{ hello }", undefined, { operationName: "" }, /Invalid operationName/],
+    [
+      "headers reserved",
+      "{ hello }",
+      undefined,
+      { headers: { "x-api-key": "k" } },
+      /`x-api-key` is set by the client/,
+    ],
+    [
+      "headers with CR/LF",
+      "{ hello }",
+      undefined,
+      { headers: { "x-a": "a\r\nb" } },
+      /not a valid HTTP header/,
+    ],
+    [
+      "option typo: timeout",
+      "{ hello }",
+      undefined,
+      { timeout: 5 },
+      /Unknown option `timeout` in the request options: did you mean `timeoutMs`\?/,
+    ],
+    ["option typo: variables", "{ hello }", undefined, { variables: {} }, /Unknown option `variables`/],
+  ];
+  for (const [name, document, variables, options, message] of CASES) {
+    it(name, async () => {
+      let calls = 0;
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        retry: { attempts: 3, baseDelayMs: 1 },
+        fetch: (input, init) => (calls++, fetch(input, init)),
+      });
+      const err = await client.request(document as string, variables as never, options as never).catch((e) =>
+        e
+      );
+      assert.ok(err instanceof TypeError || err instanceof RangeError, String(err));
+      assert.ok("code" in err);
+      assert.equal(err.code, "INVALID_ARGUMENT");
+      assert.match(err.message, message);
+      assert.equal(calls, 0, "nothing was sent");
+    });
+  }
+});
+
+describe("auth getters that fail", () => {
+  const GETTERS: ReadonlyArray<[string, () => unknown, RegExp]> = [
+    ["throws", () => {
+      throw new Error("token store offline");
+    }, /Cannot authenticate: apiKey getter threw/],
+    ["rejects", () => Promise.reject(new Error("refresh failed")), /getter threw/],
+    ["returns an empty string", () => "", /returned an empty string, expected a non-empty string/],
+    ["returns a number", () => 7, /returned 7/],
+    ["returns undefined", () => undefined, /returned undefined/],
+    ["returns CR/LF", () => `${API_KEY}\r\nx-injected: 1`, /cannot be sent in a header/],
+    ["returns a non-Latin-1 character", () => "key-✓", /cannot be sent in a header/],
+  ];
+  for (const [name, getter, message] of GETTERS) {
+    it(`a getter that ${name} gives ServiceAuthError (AUTH_ERROR), is not retried, sends nothing`, async () => {
+      let calls = 0;
+      let gets = 0;
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: () => (gets++, getter()) as string },
+        retry: { attempts: 3, baseDelayMs: 1 },
+        fetch: (input, init) => (calls++, fetch(input, init)),
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceAuthError, String(err));
+      assert.equal(err.code, "AUTH_ERROR");
+      assert.match(err.message, message);
+      assert.ok(!err.message.includes(API_KEY));
+      assert.equal(calls, 0);
+      assert.equal(gets, 1);
+    });
+  }
+
+  it("the getter's error is the cause", async () => {
+    const cause = new Error("offline");
+    const client = new ServiceClient({
+      url: endpoint.url,
+      auth: {
+        type: "userpool",
+        jwtToken: () => {
+          throw cause;
+        },
+      },
+    });
+    const err = await rejection(client.request("{ hello }"));
+    assert.equal(err.cause, cause);
+  });
+
+  it("an iam provider returning an empty secret gives ServiceAuthError without any key in the message", async () => {
+    const client = new ServiceClient({
+      url: endpoint.url,
+      auth: {
+        type: "iam",
+        region: "us-east-1",
+        credentials: () => ({ ...CREDENTIALS, secretAccessKey: "" }),
+      },
+    });
+    const err = await rejection(client.request("{ hello }"));
+    assert.ok(err instanceof ServiceAuthError);
+    assert.match(err.message, /secretAccessKey must be a non-empty string/);
+    assert.ok(!err.message.includes(CREDENTIALS.accessKeyId));
+  });
+});
