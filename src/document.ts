@@ -12,12 +12,32 @@
  * @module
  */
 
-import type { DocumentNode } from "graphql";
-import type { DocumentTypeDecoration } from "@graphql-typed-document-node/core";
 import { describe, invalid } from "./validate.ts";
 
 /** The variables object of an operation. */
 export type Variables = Record<string, unknown>;
+
+/**
+ * The phantom type field that `TypedDocumentNode`, codegen's `TypedDocumentString` and gql.tada's
+ * documents all declare. It never exists at run time; it carries the result and variables types.
+ */
+export interface DocumentTypeDecoration<TData, TVariables> {
+  /** Phantom: the operation as a function from its variables to its result. */
+  readonly __apiType?: (variables: TVariables) => TData;
+}
+
+/**
+ * A parsed GraphQL document, as `graphql`'s `parse`, `graphql-tag`, codegen and gql.tada produce
+ * it. Declared structurally, so the package's types need no `graphql` install.
+ */
+export interface DocumentNode {
+  /** Always `"Document"`. */
+  readonly kind: "Document";
+  /** The operations and fragments. */
+  readonly definitions: ReadonlyArray<{ readonly kind: string }>;
+  /** Where the document was parsed from, when the parser kept it. */
+  readonly loc?: { readonly source: { readonly body: string } } | undefined;
+}
 
 /**
  * A document the client can send: a GraphQL string, a `DocumentNode`, or a typed document
@@ -65,7 +85,7 @@ export function prepareDocument(document: unknown): PreparedDocument | Promise<P
   if (cached) return cached;
   const body = document.loc?.source?.body;
   if (typeof body === "string" && body.trim() !== "") return remember(document, body);
-  return import("./print.ts").then(({ print }) => remember(document, print(document as DocumentNode)));
+  return import("./print.ts").then(({ print }) => remember(document, print(document as never)));
 }
 
 function remember(document: DocumentLike, query: string): PreparedDocument {

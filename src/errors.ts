@@ -69,6 +69,8 @@ export class ServiceError extends Error {
   readonly code: ErrorCode;
 
   /**
+   * Creates an error with a stable code.
+   *
    * @param code The stable code.
    * @param message A message without secrets.
    * @param options The underlying cause, if any.
@@ -103,6 +105,8 @@ export class ServiceGraphQLError extends ServiceError {
   readonly extensions: unknown;
 
   /**
+   * Creates the error from the response's errors, data and extensions.
+   *
    * @param errors The formatted errors.
    * @param data The partial data.
    * @param extensions The response's extensions.
@@ -144,6 +148,8 @@ export class ServiceHttpError extends ServiceError {
   readonly errors: readonly GraphQLFormattedError[];
 
   /**
+   * Creates the error from a non-2xx response.
+   *
    * @param status The HTTP status.
    * @param statusText The HTTP status text.
    * @param headers The response headers (copied; `set-cookie` is dropped).
@@ -180,6 +186,8 @@ export class ServiceAbortError extends ServiceError {
   readonly reason: AbortReason;
 
   /**
+   * Creates the error for a timeout or a caller abort.
+   *
    * @param reason What ended the call.
    * @param cause The caller signal's reason, for `"abort"`.
    */
@@ -206,7 +214,11 @@ export class ServiceAbortError extends ServiceError {
  * ```
  */
 export class ServiceNetworkError extends ServiceError {
-  /** @param cause The runtime's error. */
+  /**
+   * Creates the error from the runtime's fetch error.
+   *
+   * @param cause The runtime's error.
+   */
   constructor(cause: unknown) {
     super(ErrorCode.Network, "Network request failed", { cause });
   }
@@ -231,6 +243,8 @@ export class ServiceResponseError extends ServiceError {
   readonly body: unknown;
 
   /**
+   * Creates the error from a 2xx response that is not a GraphQL response.
+   *
    * @param status The HTTP status.
    * @param problem What is wrong with the body, without its content.
    * @param body The parsed body or its text.
@@ -256,6 +270,8 @@ export class ServiceResponseError extends ServiceError {
  */
 export class ServiceAuthError extends ServiceError {
   /**
+   * Creates the error for a failed auth getter or provider.
+   *
    * @param field The auth field whose getter failed.
    * @param problem What is wrong, without the value.
    * @param cause The getter's error, if it threw.
