@@ -4,13 +4,15 @@
  * `crypto.subtle`). Runs on Deno, Node 18.17+, Bun, browsers and worker/edge runtimes.
  *
  * @example A typed request with an API key
- * ```ts ignore
+ * ```ts
  * import { ServiceClient, ServiceGraphQLError } from "@seed/service-client";
  *
  * const client = new ServiceClient({
  *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
  *   auth: { type: "apiKey", apiKey: () => currentKey() },
  *   retry: { attempts: 3 },
+ *   // Stands in for the service so that this example runs anywhere; leave it out to use the global fetch.
+ *   fetch: () => Promise.resolve(Response.json({ data: { post: { title: "Hello" } } })),
  * });
  *
  * try {

@@ -48,16 +48,18 @@ let signer: Promise<typeof import("./sigv4.ts")> | undefined;
  * timeouts, cancellation and retries.
  *
  * @example Query with an API key
- * ```ts ignore
+ * ```ts
  * import { ServiceClient } from "@seed/service-client";
  *
  * const client = new ServiceClient({
  *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
  *   auth: { type: "apiKey", apiKey: "da2-example" },
  *   retry: { attempts: 3 },
+ *   // Stands in for the service so that this example runs anywhere; leave it out to use the global fetch.
+ *   fetch: () => Promise.resolve(Response.json({ data: { hello: "world" } })),
  * });
  * const data = await client.request<{ hello: string }>("query { hello }", undefined, { timeoutMs: 5_000 });
- * console.log(data.hello);
+ * console.log(data.hello); // "world"
  * ```
  */
 export class ServiceClient {
