@@ -38,8 +38,45 @@ if (!output.success && diagnostics.length === 0) {
   console.error(text);
   Deno.exit(1);
 }
-console.log(`doc lint: ${diagnostics.length - failures} allowed, ${failures} failing`);
+const untitled = symbolsWithoutTitledExample();
+for (const name of untitled) console.error(`missing a titled @example: ${name}`);
+failures += untitled.length;
+console.log(`doc lint: ${diagnostics.length - failures + untitled.length} allowed, ${failures} failing`);
 if (failures > 0) Deno.exit(1);
+
+interface DocTag {
+  kind: string;
+  doc?: string;
+}
+interface DocDeclaration {
+  jsDoc?: { tags?: DocTag[] };
+  def?: { methods?: Array<{ name: string; jsDoc?: { tags?: DocTag[] } }> };
+}
+
+/** Every public symbol and public class method must carry an `@example` with a title line. */
+function symbolsWithoutTitledExample(): string[] {
+  const json = new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", ...ENTRY_POINTS],
+    stdout: "piped",
+  })
+    .outputSync();
+  const { nodes } = JSON.parse(new TextDecoder().decode(json.stdout)) as {
+    nodes: Record<string, { symbols?: Array<{ name: string; declarations: DocDeclaration[] }> }>;
+  };
+  const titled = (tags: DocTag[] | undefined) =>
+    (tags ?? []).some((tag) => tag.kind === "example" && !!tag.doc && !tag.doc.trimStart().startsWith("```"));
+  const missing: string[] = [];
+  for (const node of Object.values(nodes)) {
+    for (const symbol of node.symbols ?? []) {
+      const declarations = symbol.declarations;
+      if (!declarations.some((declaration) => titled(declaration.jsDoc?.tags))) missing.push(symbol.name);
+      for (const method of declarations[0]?.def?.methods ?? []) {
+        if (!titled(method.jsDoc?.tags)) missing.push(`${symbol.name}.${method.name}`);
+      }
+    }
+  }
+  return [...new Set(missing)];
+}
 
 /** Whether a diagnostic is a private-type-ref to a type the file imports from an npm package. */
 function isNpmTypeReference(block: string): boolean {

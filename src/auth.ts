@@ -14,12 +14,34 @@ import type { AwsCredentials } from "./sigv4.ts";
 import { ServiceAuthError } from "./errors.ts";
 import { describe, expectObject, invalid, rejectUnknownKeys } from "./validate.ts";
 
-/** A value, or a sync or async function returning it, read again on every attempt. */
+/**
+ * A value, or a sync or async function returning it, read again on every attempt.
+ *
+ * @example Three ways to give a token
+ * ```ts
+ * import type { Getter } from "@seed/service-client";
+ *
+ * const fixed: Getter<string> = "token";
+ * const sync: Getter<string> = () => "token";
+ * const async: Getter<string> = () => Promise.resolve("token");
+ * console.log(typeof fixed, typeof sync, typeof async);
+ * ```
+ */
 export type Getter<T> = T | (() => T | Promise<T>);
 
 /**
  * API key mode: sends `x-api-key`. For public or demo use; a key bundled into a client can be
  * extracted, and it carries no per-user identity. Rotate it by returning a new value from a getter.
+ *
+ * @example A key read on every attempt
+ * ```ts
+ * import type { ApiKeyAuth } from "@seed/service-client";
+ *
+ * let key = "da2-first";
+ * const auth: ApiKeyAuth = { type: "apiKey", apiKey: () => key };
+ * key = "da2-rotated";
+ * console.log(auth.type); // "apiKey"
+ * ```
  */
 export interface ApiKeyAuth {
   /** Selects API key mode. */
@@ -36,7 +58,18 @@ export interface ApiKeyAuth {
   readonly credentials?: never;
 }
 
-/** User pool mode: sends the identity token (a JWT) in `Authorization`, without `Bearer `. */
+/**
+ * User pool mode: sends the identity token (a JWT) in `Authorization`, without `Bearer `.
+ *
+ * @example A token refreshed by your auth library
+ * ```ts
+ * import type { UserPoolAuth } from "@seed/service-client";
+ *
+ * const session = { getIdToken: () => Promise.resolve("eyJ...") };
+ * const auth: UserPoolAuth = { type: "userpool", jwtToken: () => session.getIdToken() };
+ * console.log(auth.type); // "userpool"
+ * ```
+ */
 export interface UserPoolAuth {
   /** Selects user pool mode. */
   readonly type: "userpool";
@@ -52,7 +85,17 @@ export interface UserPoolAuth {
   readonly credentials?: never;
 }
 
-/** OpenID Connect mode: sends the access token (a JWT) in `Authorization`, without `Bearer `. */
+/**
+ * OpenID Connect mode: sends the access token (a JWT) in `Authorization`, without `Bearer `.
+ *
+ * @example An access token
+ * ```ts
+ * import type { OidcAuth } from "@seed/service-client";
+ *
+ * const auth: OidcAuth = { type: "oidc", jwtToken: "eyJ..." };
+ * console.log(auth.type); // "oidc"
+ * ```
+ */
 export interface OidcAuth {
   /** Selects OIDC mode. */
   readonly type: "oidc";
@@ -68,7 +111,17 @@ export interface OidcAuth {
   readonly credentials?: never;
 }
 
-/** Lambda authorizer mode: sends the opaque token in `Authorization`, without any prefix. */
+/**
+ * Lambda authorizer mode: sends the opaque token in `Authorization`, without any prefix.
+ *
+ * @example An opaque token
+ * ```ts
+ * import type { LambdaAuth } from "@seed/service-client";
+ *
+ * const auth: LambdaAuth = { type: "lambda", authorizationToken: "custom-token" };
+ * console.log(auth.type); // "lambda"
+ * ```
+ */
 export interface LambdaAuth {
   /** Selects lambda authorizer mode. */
   readonly type: "lambda";
@@ -87,6 +140,18 @@ export interface LambdaAuth {
 /**
  * IAM mode: signs each attempt with AWS Signature Version 4 (service `appsync`, the given region).
  * `credentials` may be a provider (for STS or identity pools), called once per attempt.
+ *
+ * @example Credentials from a provider
+ * ```ts
+ * import type { IamAuth } from "@seed/service-client";
+ *
+ * const auth: IamAuth = {
+ *   type: "iam",
+ *   region: "us-east-1",
+ *   credentials: () => Promise.resolve({ accessKeyId: "ASIA...", secretAccessKey: "...", sessionToken: "..." }),
+ * };
+ * console.log(auth.region); // "us-east-1"
+ * ```
  */
 export interface IamAuth {
   /** Selects IAM mode. */
@@ -103,7 +168,19 @@ export interface IamAuth {
   readonly authorizationToken?: never;
 }
 
-/** The auth configuration: one of the five modes, selected by `type`. */
+/**
+ * The auth configuration: one of the five modes, selected by `type`.
+ *
+ * @example Pick a mode at run time
+ * ```ts
+ * import type { AuthOptions } from "@seed/service-client";
+ *
+ * function authFor(user: string | undefined): AuthOptions {
+ *   return user ? { type: "userpool", jwtToken: user } : { type: "apiKey", apiKey: "da2-public" };
+ * }
+ * console.log(authFor(undefined).type); // "apiKey"
+ * ```
+ */
 export type AuthOptions = ApiKeyAuth | UserPoolAuth | OidcAuth | LambdaAuth | IamAuth;
 
 /** The field that holds each mode's secret, and the header it goes into (`iam` signs instead). */

@@ -35,6 +35,15 @@ import type { IntrospectionQuery } from "graphql";
 /**
  * The arguments after the document: the variables (required when the operation has required
  * variables, optional otherwise) and the per-request options.
+ *
+ * @example Variables are required only when the operation needs some
+ * ```ts
+ * import type { RequestArgs } from "@seed/service-client";
+ *
+ * const required: RequestArgs<{ id: string }> = [{ id: "1" }, { timeoutMs: 1_000 }];
+ * const optional: RequestArgs<{ limit?: number }> = [];
+ * console.log(required.length, optional.length); // 2 0
+ * ```
  */
 export type RequestArgs<TVariables> = [Partial<TVariables>] extends [TVariables]
   ? [variables?: TVariables, options?: RequestOptions]
@@ -90,6 +99,22 @@ export class ServiceClient {
    * @throws {ServiceNetworkError} When no response could be received.
    * @throws {ServiceResponseError} For a 2xx body that is not a GraphQL response.
    * @throws {ServiceAuthError} When a token getter or credentials provider fails.
+   *
+   * @example Typed result from a string document
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   *
+   * const client = new ServiceClient({
+   *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+   *   auth: { type: "apiKey", apiKey: "da2-example" },
+   *   fetch: () => Promise.resolve(Response.json({ data: { post: { title: "Hello" } } })), // stands in for the service
+   * });
+   * const data = await client.request<{ post: { title: string } }, { id: string }>(
+   *   "query Post($id: ID!) { post(id: $id) { title } }",
+   *   { id: "1" },
+   * );
+   * console.log(data.post.title); // "Hello"
+   * ```
    */
   async request<TData = unknown, TVariables extends object = Variables>(
     document: Document<TData, TVariables>,
@@ -108,6 +133,19 @@ export class ServiceClient {
    * @param args The variables, then the per-request options.
    * @returns The parsed GraphQL result.
    * @throws {ServiceHttpError | ServiceAbortError | ServiceNetworkError | ServiceResponseError | ServiceAuthError} As for `request`.
+   *
+   * @example Read partial data next to the errors
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   *
+   * const client = new ServiceClient({
+   *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+   *   auth: { type: "apiKey", apiKey: "da2-example" },
+   *   fetch: () => Promise.resolve(Response.json({ data: { hello: "world", secret: null }, errors: [{ message: "Denied", errorType: "Unauthorized" }] })), // stands in for the service
+   * });
+   * const { data, errors } = await client.requestRaw<{ hello: string; secret: string | null }>("{ hello secret }");
+   * console.log(data?.hello, errors?.[0]?.errorType); // "world" "Unauthorized"
+   * ```
    */
   requestRaw<TData = unknown, TVariables extends object = Variables>(
     document: Document<TData, TVariables>,
@@ -122,6 +160,18 @@ export class ServiceClient {
    * @param document A GraphQL string or a typed document.
    * @param args The variables, then the per-request options.
    * @returns The `data` of the response.
+   *
+   * @example Run a query
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   *
+   * const client = new ServiceClient({
+   *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+   *   auth: { type: "apiKey", apiKey: "da2-example" },
+   *   fetch: () => Promise.resolve(Response.json({ data: { hello: "world" } })), // stands in for the service
+   * });
+   * console.log(await client.query<{ hello: string }>("{ hello }")); // { hello: "world" }
+   * ```
    */
   query<TData = unknown, TVariables extends object = Variables>(
     document: Document<TData, TVariables>,
@@ -137,6 +187,22 @@ export class ServiceClient {
    * @param document A GraphQL string or a typed document.
    * @param args The variables, then the per-request options.
    * @returns The `data` of the response.
+   *
+   * @example Run a mutation
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   *
+   * const client = new ServiceClient({
+   *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+   *   auth: { type: "apiKey", apiKey: "da2-example" },
+   *   fetch: () => Promise.resolve(Response.json({ data: { addPost: { id: "3" } } })), // stands in for the service
+   * });
+   * const data = await client.mutate<{ addPost: { id: string } }, { title: string }>(
+   *   "mutation Add($title: String!) { addPost(title: $title) { id } }",
+   *   { title: "New" },
+   * );
+   * console.log(data.addPost.id); // "3"
+   * ```
    */
   mutate<TData = unknown, TVariables extends object = Variables>(
     document: Document<TData, TVariables>,
@@ -151,6 +217,19 @@ export class ServiceClient {
    * @param options Per-request options.
    * @returns The `IntrospectionQuery` result (`{ __schema }`), as `graphql`'s types describe it.
    * @throws {ServiceGraphQLError} When the service refuses introspection (it can be disabled).
+   *
+   * @example List the schema's object types
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   *
+   * const client = new ServiceClient({
+   *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+   *   auth: { type: "apiKey", apiKey: "da2-example" },
+   *   fetch: () => Promise.resolve(Response.json({ data: { __schema: { queryType: { name: "Query" }, types: [], directives: [] } } })), // stands in for the service
+   * });
+   * const { __schema } = await client.introspect();
+   * console.log(__schema.queryType.name); // "Query"
+   * ```
    */
   async introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
     const { INTROSPECTION_QUERY } = await import("./introspection.ts");

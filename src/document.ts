@@ -14,12 +14,33 @@
 
 import { describe, invalid } from "./validate.ts";
 
-/** The variables object of an operation. */
+/**
+ * The variables object of an operation.
+ *
+ * @example Any JSON-serializable object
+ * ```ts
+ * import type { Variables } from "@seed/service-client";
+ *
+ * const variables: Variables = { id: "1", filter: { tags: ["a", "b"] } };
+ * console.log(JSON.stringify(variables));
+ * ```
+ */
 export type Variables = Record<string, unknown>;
 
 /**
  * The phantom type field that `TypedDocumentNode`, codegen's `TypedDocumentString` and gql.tada's
  * documents all declare. It never exists at run time; it carries the result and variables types.
+ *
+ * @example A typed string document of your own
+ * ```ts
+ * import type { DocumentTypeDecoration } from "@seed/service-client";
+ *
+ * class TypedQuery<TData, TVariables> extends String implements DocumentTypeDecoration<TData, TVariables> {
+ *   declare readonly __apiType?: (variables: TVariables) => TData;
+ * }
+ * const PostQuery = new TypedQuery<{ post: { title: string } }, { id: string }>("query Post($id: ID!) { post(id: $id) { title } }");
+ * console.log(PostQuery.toString().startsWith("query")); // true
+ * ```
  */
 export interface DocumentTypeDecoration<TData, TVariables> {
   /** Phantom: the operation as a function from its variables to its result. */
@@ -29,6 +50,17 @@ export interface DocumentTypeDecoration<TData, TVariables> {
 /**
  * A parsed GraphQL document, as `graphql`'s `parse`, `graphql-tag`, codegen and gql.tada produce
  * it. Declared structurally, so the package's types need no `graphql` install.
+ *
+ * @example A document node as codegen emits it (no `loc`)
+ * ```ts
+ * import type { DocumentNode } from "@seed/service-client";
+ *
+ * const HelloQuery: DocumentNode = {
+ *   kind: "Document",
+ *   definitions: [{ kind: "OperationDefinition" }],
+ * };
+ * console.log(HelloQuery.definitions.length); // 1
+ * ```
  */
 export interface DocumentNode {
   /** Always `"Document"`. */
@@ -43,6 +75,14 @@ export interface DocumentNode {
  * A document the client can send: a GraphQL string, a `DocumentNode`, or a typed document
  * (`TypedDocumentNode`, codegen's `TypedDocumentString`, gql.tada's documents) from which the
  * result and variables types are inferred.
+ *
+ * @example A string typed by hand
+ * ```ts
+ * import type { Document } from "@seed/service-client";
+ *
+ * const HelloQuery: Document<{ hello: string }, Record<string, never>> = "query { hello }";
+ * console.log(HelloQuery);
+ * ```
  */
 export type Document<TData = unknown, TVariables = Variables> =
   | string

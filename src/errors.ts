@@ -9,7 +9,19 @@
  * @module
  */
 
-/** The stable `code` of every error class, keyed by a readable name. */
+/**
+ * The stable `code` of every error class, keyed by a readable name.
+ *
+ * @example Compare codes without the classes
+ * ```ts
+ * import { ErrorCode } from "@seed/service-client";
+ *
+ * function isTimeoutLike(err: { code?: string }): boolean {
+ *   return err.code === ErrorCode.Aborted || err.code === ErrorCode.Network;
+ * }
+ * console.log(isTimeoutLike({ code: "ABORTED" })); // true
+ * ```
+ */
 export const ErrorCode = {
   /** The response held a non-empty `errors` array ({@link ServiceGraphQLError}). */
   GraphQL: "GRAPHQL_ERROR",
@@ -27,12 +39,35 @@ export const ErrorCode = {
   InvalidArgument: "INVALID_ARGUMENT",
 } as const;
 
-/** One of the values of {@link ErrorCode}. */
+/**
+ * One of the values of {@link ErrorCode}.
+ *
+ * @example A code as a type
+ * ```ts
+ * import type { ErrorCode } from "@seed/service-client";
+ *
+ * const code: ErrorCode = "HTTP_ERROR";
+ * console.log(code);
+ * ```
+ */
 export type ErrorCode = typeof ErrorCode[keyof typeof ErrorCode];
 
 /**
  * A GraphQL error as the service formats it. `errorType` and `errorInfo` sit at the top level of
  * each error on this service, not under `extensions`.
+ *
+ * @example A field-level denial
+ * ```ts
+ * import type { GraphQLFormattedError } from "@seed/service-client";
+ *
+ * const denied: GraphQLFormattedError = {
+ *   message: "Not Authorized to access secret on type Query",
+ *   errorType: "Unauthorized",
+ *   path: ["secret"],
+ *   locations: [{ line: 1, column: 9 }],
+ * };
+ * console.log(denied.errorType); // "Unauthorized"
+ * ```
  */
 export interface GraphQLFormattedError {
   /** What went wrong, for a human. */
@@ -88,7 +123,7 @@ export class ServiceError extends Error {
  * message counts the errors but does not quote them (a server's message can echo variables): read
  * `errors` for the details.
  *
- * @example
+ * @example Read the GraphQL errors
  * ```ts
  * import { ServiceGraphQLError } from "@seed/service-client";
  *
@@ -127,7 +162,7 @@ export class ServiceGraphQLError extends ServiceError {
  * `body`, and the GraphQL `errors` of the body, when present, on `errors`; the message names the
  * status only.
  *
- * @example
+ * @example Read the status and the body
  * ```ts
  * import { ServiceHttpError } from "@seed/service-client";
  *
@@ -166,14 +201,24 @@ export class ServiceHttpError extends ServiceError {
   }
 }
 
-/** Why a call was aborted: by `timeoutMs` or by the caller's signal. */
+/**
+ * Why a call was aborted: by `timeoutMs` or by the caller's signal.
+ *
+ * @example Tell a timeout from a cancel
+ * ```ts
+ * import type { AbortReason } from "@seed/service-client";
+ *
+ * const message = (reason: AbortReason) => reason === "timeout" ? "The service is slow" : "Cancelled";
+ * console.log(message("timeout"));
+ * ```
+ */
 export type AbortReason = "timeout" | "abort";
 
 /**
  * The caller's signal or `timeoutMs` ended the call. `reason` is `"timeout"` or `"abort"`; for a
  * caller abort, `cause` is the signal's own reason.
  *
- * @example
+ * @example The reason and code of a timeout
  * ```ts
  * import { ServiceAbortError } from "@seed/service-client";
  *
@@ -205,7 +250,7 @@ export class ServiceAbortError extends ServiceError {
  * No response was received: the connection failed, was reset, or the body could not be read.
  * The runtime's error is the `cause`. Retried by default when a `retry` policy is set.
  *
- * @example
+ * @example Wrap a fetch failure
  * ```ts
  * import { ServiceNetworkError } from "@seed/service-client";
  *
@@ -228,7 +273,7 @@ export class ServiceNetworkError extends ServiceError {
  * A 2xx response that is not a GraphQL response: not JSON, not an object, or an object with
  * neither `data` nor `errors` (such as `{"errorMessage": "…"}`). The parsed body is on `body`.
  *
- * @example
+ * @example A body that is not GraphQL
  * ```ts
  * import { ServiceResponseError } from "@seed/service-client";
  *
@@ -260,7 +305,7 @@ export class ServiceResponseError extends ServiceError {
  * An auth getter or credentials provider threw, or returned a value that cannot be sent (not a
  * string, empty, or holding CR/LF). The getter's error is the `cause`. Never retried.
  *
- * @example
+ * @example A failing token getter
  * ```ts
  * import { ServiceAuthError } from "@seed/service-client";
  *
@@ -288,7 +333,7 @@ export class ServiceAuthError extends ServiceError {
  * @param value Anything caught.
  * @returns `true` for a {@link ServiceError} of any copy of the package.
  *
- * @example
+ * @example Recognize errors of any copy of the package
  * ```ts
  * import { isServiceError, ServiceNetworkError } from "@seed/service-client";
  *

@@ -18,13 +18,55 @@ import {
   rejectUnknownKeys,
 } from "./validate.ts";
 
-/** The HTTP function the client calls: the global `fetch` or a replacement with its shape. */
+/**
+ * The HTTP function the client calls: the global `fetch` or a replacement with its shape.
+ *
+ * @example Trace every request
+ * ```ts
+ * import type { FetchFunction } from "@seed/service-client";
+ *
+ * const traced: FetchFunction = (input, init) => {
+ *   console.log("POST", input);
+ *   return fetch(input, init);
+ * };
+ * console.log(typeof traced); // "function"
+ * ```
+ */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
-/** Extra request headers: a plain object or a `Headers`. Auth and content headers cannot be set here. */
+/**
+ * Extra request headers: a plain object or a `Headers`. Auth and content headers cannot be set here.
+ *
+ * @example Either form
+ * ```ts
+ * import type { HeaderValues } from "@seed/service-client";
+ *
+ * const plain: HeaderValues = { "x-request-id": "r-1" };
+ * const headers: HeaderValues = new Headers({ "x-request-id": "r-2" });
+ * console.log(plain, headers.get("x-request-id"));
+ * ```
+ */
 export type HeaderValues = Readonly<Record<string, string>> | Headers;
 
-/** The options of `new ServiceClient(options)`. */
+/**
+ * The options of `new ServiceClient(options)`.
+ *
+ * @example Every option
+ * ```ts
+ * import type { ServiceClientOptions } from "@seed/service-client";
+ *
+ * const options: ServiceClientOptions = {
+ *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+ *   auth: { type: "apiKey", apiKey: "da2-example" },
+ *   retry: { attempts: 3, baseDelayMs: 250, maxDelayMs: 10_000 },
+ *   headers: { "x-app": "demo" },
+ *   timeoutMs: 20_000,
+ *   signal: new AbortController().signal,
+ *   fetch: (input, init) => fetch(input, init),
+ * };
+ * console.log(Object.keys(options).length); // 7
+ * ```
+ */
 export interface ServiceClientOptions {
   /** The absolute `http:` or `https:` URL of the GraphQL endpoint, such as `https://….appsync-api.….amazonaws.com/graphql`. */
   readonly url: string | URL;
@@ -42,7 +84,23 @@ export interface ServiceClientOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The per-request options (third argument of `request`, `requestRaw`, `query`, `mutate`). */
+/**
+ * The per-request options (third argument of `request`, `requestRaw`, `query`, `mutate`).
+ *
+ * @example Bound one call
+ * ```ts
+ * import type { RequestOptions } from "@seed/service-client";
+ *
+ * const controller = new AbortController();
+ * const options: RequestOptions = {
+ *   signal: controller.signal,
+ *   timeoutMs: 5_000,
+ *   operationName: "Post",
+ *   headers: { "x-request-id": "r-1" },
+ * };
+ * console.log(options.timeoutMs); // 5000
+ * ```
+ */
 export interface RequestOptions {
   /** Aborts the call when aborted: every attempt, the waits between them and the body read. */
   readonly signal?: AbortSignal;

@@ -13,7 +13,20 @@ import {
   ServiceResponseError,
 } from "./errors.ts";
 
-/** The whole result of a GraphQL request, as `requestRaw` returns it. */
+/**
+ * The whole result of a GraphQL request, as `requestRaw` returns it.
+ *
+ * @example Partial data next to errors
+ * ```ts
+ * import type { GraphQLResult } from "@seed/service-client";
+ *
+ * const result: GraphQLResult<{ hello: string; secret: string | null }> = {
+ *   data: { hello: "world", secret: null },
+ *   errors: [{ message: "Not authorized", errorType: "Unauthorized", path: ["secret"] }],
+ * };
+ * console.log(result.data?.hello, result.errors?.length); // "world" 1
+ * ```
+ */
 export interface GraphQLResult<TData = unknown> {
   /** The data; may be partial, or `null`, when `errors` is present. */
   readonly data?: TData | null;

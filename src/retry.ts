@@ -18,6 +18,18 @@ import {
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
  * defaults in {@link RETRY_DEFAULTS}.
+ *
+ * @example Retry 409 too, and never a mutation
+ * ```ts
+ * import { isRetryable, type RetryOptions, ServiceHttpError } from "@seed/service-client";
+ *
+ * const retry: RetryOptions = {
+ *   attempts: 4,
+ *   shouldRetry: (err) => isRetryable(err) || (err instanceof ServiceHttpError && err.status === 409),
+ * };
+ * const forMutations: RetryOptions = { shouldRetry: () => false };
+ * console.log(retry.attempts, forMutations.attempts); // 4 undefined
+ * ```
  */
 export interface RetryOptions {
   /** The most attempts in all, the first one included (an integer from 1). Default 3. */
@@ -46,7 +58,16 @@ export interface RetryPolicy {
   readonly shouldRetry: ((err: ServiceError, attempt: number) => boolean) | undefined;
 }
 
-/** The defaults for the fields of {@link RetryOptions} that a caller leaves out. */
+/**
+ * The defaults for the fields of {@link RetryOptions} that a caller leaves out.
+ *
+ * @example Read the defaults
+ * ```ts
+ * import { RETRY_DEFAULTS } from "@seed/service-client";
+ *
+ * console.log(RETRY_DEFAULTS); // { attempts: 3, baseDelayMs: 250, maxDelayMs: 10000 }
+ * ```
+ */
 export const RETRY_DEFAULTS: {
   readonly attempts: 3;
   readonly baseDelayMs: 250;
@@ -96,7 +117,7 @@ export function retryPolicy(retry: unknown): RetryPolicy {
  * @param err A failed attempt's error.
  * @returns Whether the default policy retries it.
  *
- * @example
+ * @example Which failures the default policy retries
  * ```ts
  * import { isRetryable, ServiceHttpError } from "@seed/service-client";
  *

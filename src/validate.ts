@@ -8,7 +8,26 @@
 
 import { ErrorCode } from "./errors.ts";
 
-/** A `TypeError` or `RangeError` thrown for a bad argument, with the stable code `INVALID_ARGUMENT`. */
+/**
+ * A `TypeError` or `RangeError` thrown for a bad argument, with the stable code `INVALID_ARGUMENT`.
+ *
+ * @example A typo caught at construction
+ * ```ts
+ * import { type InvalidArgumentError, ServiceClient } from "@seed/service-client";
+ *
+ * try {
+ *   new ServiceClient({
+ *     url: "https://example.com/graphql",
+ *     auth: { type: "apiKey", apiKey: "k" },
+ *     // @ts-expect-error: `timeout` is not an option (it is `timeoutMs`)
+ *     timeout: 5,
+ *   });
+ * } catch (err) {
+ *   console.log((err as InvalidArgumentError).code, (err as Error).message);
+ *   // "INVALID_ARGUMENT" "Unknown option `timeout` in the client options: did you mean `timeoutMs`?"
+ * }
+ * ```
+ */
 export type InvalidArgumentError = (TypeError | RangeError) & { readonly code: "INVALID_ARGUMENT" };
 
 /** Builds a `TypeError` (or `RangeError`) with the `INVALID_ARGUMENT` code. */
