@@ -288,12 +288,16 @@ function credentialsOf(value: unknown, mode: "throw" | "auth"): AwsCredentials {
   return value as AwsCredentials;
 }
 
-/** Rejects a value that fetch would refuse as a header value (CR, LF, NUL, or beyond Latin-1). */
+/**
+ * Rejects a value that is not a valid header value (RFC 9110 field-value: tab, space, visible
+ * ASCII, Latin-1): a control character (CR, LF, NUL, DEL, ESC, …) or one beyond Latin-1. Fetch
+ * refuses some of these only when sending (a network error, then retried) and Bun sends them.
+ */
 function headerSafe(value: string, field: string): string {
-  if (/[\0\r\n\u0100-\uffff]/.test(value)) {
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) {
     throw new ServiceAuthError(
       field,
-      "returned a value that cannot be sent in a header (CR, LF, NUL or non-Latin-1)",
+      "returned a value that cannot be sent in a header (a control character, or non-Latin-1)",
     );
   }
   return value;

@@ -5,6 +5,10 @@
  *
  * Messages name the operation and the status, never a token, a key, a signature, variables or a
  * response body: data that may be sensitive stays on properties, and secrets stay off errors.
+ * What the server sent (`body`, `errors`, `data`, `extensions`) can echo variables or secrets (a
+ * GraphQL validation error quotes a variable's value; AWS's signature errors quote the canonical
+ * request, session token included), so those properties are readable but not enumerable, and
+ * `util.inspect`/`Deno.inspect` show an error without them.
  *
  * @module
  */
@@ -133,11 +137,11 @@ export class ServiceError extends Error {
  */
 export class ServiceGraphQLError extends ServiceError {
   /** The formatted GraphQL errors, each with at least `message`. */
-  readonly errors: readonly GraphQLFormattedError[];
+  declare readonly errors: readonly GraphQLFormattedError[];
   /** The partial data the server returned, or `null`/`undefined` when it returned none. */
-  readonly data: unknown;
+  declare readonly data: unknown;
   /** The response's `extensions`, if any. */
-  readonly extensions: unknown;
+  declare readonly extensions: unknown;
 
   /**
    * Creates the error from the response's errors, data and extensions.
@@ -151,9 +155,7 @@ export class ServiceGraphQLError extends ServiceError {
       ErrorCode.GraphQL,
       `GraphQL request failed with ${errors.length} error${errors.length === 1 ? "" : "s"}`,
     );
-    this.errors = errors;
-    this.data = data;
-    this.extensions = extensions;
+    hideData(this, { errors, data, extensions });
   }
 }
 
@@ -178,9 +180,9 @@ export class ServiceHttpError extends ServiceError {
   /** A copy of the response headers, without `set-cookie`. */
   readonly headers: Headers;
   /** The parsed JSON body, the text body when it is not JSON, or `undefined` when it could not be read. */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /** The GraphQL errors in the body, in either of the service's two shapes; empty when none. */
-  readonly errors: readonly GraphQLFormattedError[];
+  declare readonly errors: readonly GraphQLFormattedError[];
 
   /**
    * Creates the error from a non-2xx response.
@@ -196,8 +198,7 @@ export class ServiceHttpError extends ServiceError {
     this.statusText = statusText;
     this.headers = new Headers(headers);
     this.headers.delete("set-cookie");
-    this.body = body;
-    this.errors = errorsOf(body);
+    hideData(this, { body, errors: errorsOf(body) });
   }
 }
 
@@ -285,7 +286,7 @@ export class ServiceResponseError extends ServiceError {
   /** The HTTP status of the response. */
   readonly status: number;
   /** The parsed body, or the text when it is not JSON. */
-  readonly body: unknown;
+  declare readonly body: unknown;
 
   /**
    * Creates the error from a 2xx response that is not a GraphQL response.
@@ -297,7 +298,7 @@ export class ServiceResponseError extends ServiceError {
   constructor(status: number, problem: string, body: unknown) {
     super(ErrorCode.BadResponse, `Unexpected response (HTTP ${status}): ${problem}`);
     this.status = status;
-    this.body = body;
+    hideData(this, { body });
   }
 }
 
@@ -348,6 +349,35 @@ export function isServiceError(value: unknown): value is ServiceError {
   return value.name.startsWith("Service") && code !== ErrorCode.InvalidArgument &&
     Object.values(ErrorCode).includes(code as ErrorCode);
 }
+
+/**
+ * Sets what the server sent as read-only, non-enumerable properties: `err.body` reads it, but
+ * `JSON.stringify(err)` and loggers that copy enumerable keys leave it out.
+ */
+function hideData(error: ServiceError, fields: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(fields)) {
+    Object.defineProperty(error, key, { value, enumerable: false, writable: false, configurable: true });
+  }
+}
+
+/** Stand-ins made by the inspect hook below, formatted as they are. */
+const standIns = new WeakSet<object>();
+
+/**
+ * `util.inspect` (Node, Deno, Bun) and `Deno.inspect` print an error's `errors` array and `cause`
+ * even when they are not enumerable. They are given a stand-in instead: a real `Error` with the
+ * same prototype, message, stack, cause and enumerable fields, without the server's data.
+ */
+Object.defineProperty(ServiceError.prototype, Symbol.for("nodejs.util.inspect.custom"), {
+  value: function inspectWithoutData(this: ServiceError): ServiceError {
+    if (standIns.has(this)) return this;
+    const standIn = new Error(this.message, "cause" in this ? { cause: this.cause } : undefined);
+    Object.setPrototypeOf(standIn, Object.getPrototypeOf(this));
+    Object.defineProperty(standIn, "stack", { value: this.stack, configurable: true, writable: true });
+    standIns.add(Object.assign(standIn, this));
+    return standIn as ServiceError;
+  },
+});
 
 /** The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`. */
 function errorsOf(body: unknown): readonly GraphQLFormattedError[] {

@@ -3,10 +3,11 @@
  * call's deadline combined. It bounds every attempt, the waits between attempts and the reading of
  * each body.
  *
- * We combine with one `AbortController` and a listener per caller signal, removed when the call
- * ends, rather than `AbortSignal.any`: that is missing on Safari before 17.4 and in edge-runtime,
- * and on Node it keeps dependents of a long-lived signal alive (nodejs/node#54614, #55351) and
- * warns past 10 listeners. One code path for every runtime, and nothing left behind.
+ * We combine with one `AbortController` per call rather than `AbortSignal.any`: that is missing on
+ * Safari before 17.4 and in edge-runtime, and on Node it keeps dependents of a long-lived signal
+ * alive (nodejs/node#54614, #55351). A caller signal gets one listener however many calls are in
+ * flight on it (Node warns past 10 listeners on one signal), removed when its last call ends. One
+ * code path for every runtime, and nothing left behind.
  *
  * @module
  */
@@ -27,6 +28,33 @@ export interface CallSignal {
 
 const NEVER: CallSignal = { signal: undefined, deadline: Infinity, error: () => undefined, done() {} };
 
+/** The calls in flight on each caller signal, and the one listener that tells them all. */
+const watched = new WeakMap<AbortSignal, { calls: Set<() => void>; listener: () => void }>();
+
+/** Calls `onAbort` when `signal` aborts; returns the function that stops watching. */
+function watch(signal: AbortSignal, onAbort: () => void): () => void {
+  let entry = watched.get(signal);
+  if (!entry) {
+    const calls = new Set<() => void>();
+    const listener = () => {
+      watched.delete(signal);
+      for (const call of calls) call();
+    };
+    entry = { calls, listener };
+    watched.set(signal, entry);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  const { calls, listener } = entry;
+  calls.add(onAbort);
+  return () => {
+    calls.delete(onAbort);
+    if (calls.size === 0 && watched.get(signal) === entry) {
+      watched.delete(signal);
+      signal.removeEventListener("abort", listener);
+    }
+  };
+}
+
 /**
  * Combines caller signals and a timeout into one signal for a call.
  *
@@ -44,18 +72,16 @@ export function callSignal(
   const controller = new AbortController();
   let error: ServiceAbortError | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const unwatch: Array<() => void> = [];
   const end = (reason: ServiceAbortError) => {
     if (error) return;
     error = reason;
     cleanup();
     controller.abort(reason);
   };
-  const onAbort = function (this: AbortSignal) {
-    end(new ServiceAbortError("abort", this.reason));
-  };
   const cleanup = () => {
     if (timer !== undefined) clearTimeout(timer);
-    for (const signal of callers) signal.removeEventListener("abort", onAbort);
+    for (const stop of unwatch.splice(0)) stop();
   };
 
   for (const signal of callers) {
@@ -63,7 +89,7 @@ export function callSignal(
       end(new ServiceAbortError("abort", signal.reason));
       break;
     }
-    signal.addEventListener("abort", onAbort);
+    unwatch.push(watch(signal, () => end(new ServiceAbortError("abort", signal.reason))));
   }
   if (!error && timeoutMs !== undefined) {
     timer = setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs);

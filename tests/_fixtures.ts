@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { AuthOptions } from "../mod.ts";
+
 /** The API key the endpoint accepts. */
 export const API_KEY = "da2-sentinelapikey0000000000";
 /** The user pool identity token the endpoint accepts. */
@@ -21,6 +23,15 @@ export const CREDENTIALS = {
   secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYSENTINELKEY",
   sessionToken: "IQoJb3JpZ2luX2VjSENTINELSESSIONTOKEN",
 } as const;
+/** One configuration per auth mode, each accepted by the local endpoint, named by its mode. */
+export const AUTH_MODES: ReadonlyArray<readonly [string, AuthOptions]> = [
+  ["apiKey", { type: "apiKey", apiKey: API_KEY }],
+  ["userpool", { type: "userpool", jwtToken: USERPOOL_JWT }],
+  ["oidc", { type: "oidc", jwtToken: OIDC_JWT }],
+  ["lambda", { type: "lambda", authorizationToken: LAMBDA_TOKEN }],
+  ["iam", { type: "iam", region: REGION, credentials: CREDENTIALS }],
+];
+
 /** Every secret above, for leak checks. */
 export const SECRETS: readonly string[] = [
   API_KEY,

@@ -1,15 +1,20 @@
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "graphql";
 import { type AuthOptions, ServiceClient, ServiceGraphQLError, ServiceHttpError } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
-import { API_KEY, CREDENTIALS, LAMBDA_TOKEN, OIDC_JWT, REGION, USERPOOL_JWT } from "./_fixtures.ts";
+import {
+  API_KEY,
+  AUTH_MODES,
+  CREDENTIALS,
+  LAMBDA_TOKEN,
+  OIDC_JWT,
+  REGION,
+  USERPOOL_JWT,
+} from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-let endpoint: Endpoint;
-before(async () => {
-  endpoint = await startEndpoint();
-});
+const endpoint: Endpoint = await startEndpoint();
 after(() => endpoint.close());
 
 function lastRequest() {
@@ -18,13 +23,7 @@ function lastRequest() {
   return request;
 }
 
-const MODES: ReadonlyArray<[string, AuthOptions]> = [
-  ["apiKey", { type: "apiKey", apiKey: API_KEY }],
-  ["userpool", { type: "userpool", jwtToken: USERPOOL_JWT }],
-  ["oidc", { type: "oidc", jwtToken: OIDC_JWT }],
-  ["lambda", { type: "lambda", authorizationToken: LAMBDA_TOKEN }],
-  ["iam", { type: "iam", region: REGION, credentials: CREDENTIALS }],
-];
+const MODES = AUTH_MODES;
 
 describe("wire request", () => {
   it("POSTs JSON {query, variables, operationName} with content-type application/json; charset=UTF-8", async () => {

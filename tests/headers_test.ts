@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { Hash } from "@smithy/hash-node";
@@ -6,10 +6,7 @@ import { ServiceClient } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY, CREDENTIALS, REGION, rejection } from "./_fixtures.ts";
 
-let endpoint: Endpoint;
-before(async () => {
-  endpoint = await startEndpoint();
-});
+const endpoint: Endpoint = await startEndpoint();
 after(() => endpoint.close());
 
 const last = () => endpoint.requests.at(-1)!;

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceAuthError, ServiceClient } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
@@ -309,10 +309,7 @@ describe("construction rejects bad options with a clear TypeError/RangeError (co
   });
 });
 
-let endpoint: Endpoint;
-before(async () => {
-  endpoint = await startEndpoint();
-});
+const endpoint: Endpoint = await startEndpoint();
 after(() => endpoint.close());
 
 describe("per-request bad input rejects before sending", () => {

@@ -6,7 +6,7 @@
  * Deno only: the blocks are TypeScript, which Node 18/20 cannot run, and the npm build's tests
  * exercise the same API through the other test files.
  */
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,13 +25,9 @@ const EXAMPLE_URLS = [
 ];
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 
-let endpoint: Endpoint;
-let dir: string;
-before(async () => {
-  endpoint = await startEndpoint();
-  endpoint.apiKeys.add("da2-example");
-  dir = mkdtempSync(join(tmpdir(), "readme-"));
-});
+const endpoint: Endpoint = await startEndpoint();
+endpoint.apiKeys.add("da2-example");
+const dir = mkdtempSync(join(tmpdir(), "readme-"));
 after(async () => {
   await endpoint.close();
   rmSync(dir, { recursive: true, force: true });

@@ -1,14 +1,11 @@
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceClient, ServiceHttpError, ServiceResponseError } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-let endpoint: Endpoint;
-before(async () => {
-  endpoint = await startEndpoint();
-});
+const endpoint: Endpoint = await startEndpoint();
 after(() => endpoint.close());
 
 /** A route answering `status` with a raw body. */

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   isRetryable,
@@ -14,10 +14,7 @@ import { type Endpoint, send, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-let endpoint: Endpoint;
-before(async () => {
-  endpoint = await startEndpoint();
-});
+const endpoint: Endpoint = await startEndpoint();
 after(() => endpoint.close());
 
 const auth = { type: "apiKey", apiKey: API_KEY } as const;

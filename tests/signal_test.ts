@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceAbortError, ServiceClient, type ServiceClientOptions } from "../mod.ts";
 import { callSignal, sleep } from "../src/signal.ts";
@@ -6,9 +6,8 @@ import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-let endpoint: Endpoint;
-before(async () => {
-  endpoint = await startEndpoint();
+const endpoint: Endpoint = await startEndpoint();
+{
   // Never answers: keeps the request open until the client gives up.
   endpoint.route("hang", () => new Promise<void>(() => {}));
   // Sends headers, then one byte every 50 ms, forever (until the client goes away).
@@ -18,7 +17,7 @@ before(async () => {
     const timer = setInterval(() => res.write("x"), 50);
     res.on("close", () => clearInterval(timer));
   });
-});
+}
 after(() => endpoint.close());
 
 const auth = { type: "apiKey", apiKey: API_KEY } as const;
