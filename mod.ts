@@ -52,6 +52,7 @@ export type { Document, DocumentNode, DocumentTypeDecoration, Variables } from "
 export type { GraphQLResult } from "./src/response.ts";
 export {
   type AbortReason,
+  type AnyServiceError,
   ErrorCode,
   type GraphQLFormattedError,
   isServiceError,

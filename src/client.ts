@@ -45,9 +45,9 @@ import type { IntrospectionQuery } from "graphql";
  * console.log(required.length, optional.length); // 2 0
  * ```
  */
-export type RequestArgs<TVariables> = [Partial<TVariables>] extends [TVariables]
-  ? [variables?: TVariables, options?: RequestOptions]
-  : [variables: TVariables, options?: RequestOptions];
+export type RequestArgs<TVariables> = [Record<never, never>] extends [TVariables]
+  ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions]
+  : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions];
 
 const CONTENT_TYPE = "application/json; charset=UTF-8";
 let signer: Promise<typeof import("./sigv4.ts")> | undefined;

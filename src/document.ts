@@ -87,7 +87,7 @@ export interface DocumentNode {
 export type Document<TData = unknown, TVariables = Variables> =
   | string
   | DocumentTypeDecoration<TData, TVariables>
-  | DocumentNode;
+  | (DocumentNode & { readonly __apiType?: never });
 
 /** The text and operation name sent for a document. */
 export interface PreparedDocument {

@@ -136,6 +136,9 @@ export class ServiceError extends Error {
  * ```
  */
 export class ServiceGraphQLError extends ServiceError {
+  /** Always `"GRAPHQL_ERROR"`: `code` narrows {@link AnyServiceError} to this class. */
+  declare readonly code: typeof ErrorCode.GraphQL;
+
   /** The formatted GraphQL errors, each with at least `message`. */
   declare readonly errors: readonly GraphQLFormattedError[];
   /** The partial data the server returned, or `null`/`undefined` when it returned none. */
@@ -173,6 +176,9 @@ export class ServiceGraphQLError extends ServiceError {
  * ```
  */
 export class ServiceHttpError extends ServiceError {
+  /** Always `"HTTP_ERROR"`: `code` narrows {@link AnyServiceError} to this class. */
+  declare readonly code: typeof ErrorCode.Http;
+
   /** The HTTP status. `0` when a browser hides a refused redirect behind an opaque response. */
   readonly status: number;
   /** The HTTP status text, often empty over HTTP/2. */
@@ -228,6 +234,9 @@ export type AbortReason = "timeout" | "abort";
  * ```
  */
 export class ServiceAbortError extends ServiceError {
+  /** Always `"ABORTED"`: `code` narrows {@link AnyServiceError} to this class. */
+  declare readonly code: typeof ErrorCode.Aborted;
+
   /** `"timeout"` when `timeoutMs` elapsed, `"abort"` when the caller's signal fired. */
   readonly reason: AbortReason;
 
@@ -260,6 +269,9 @@ export class ServiceAbortError extends ServiceError {
  * ```
  */
 export class ServiceNetworkError extends ServiceError {
+  /** Always `"NETWORK_ERROR"`: `code` narrows {@link AnyServiceError} to this class. */
+  declare readonly code: typeof ErrorCode.Network;
+
   /**
    * Creates the error from the runtime's fetch error.
    *
@@ -283,6 +295,9 @@ export class ServiceNetworkError extends ServiceError {
  * ```
  */
 export class ServiceResponseError extends ServiceError {
+  /** Always `"BAD_RESPONSE"`: `code` narrows {@link AnyServiceError} to this class. */
+  declare readonly code: typeof ErrorCode.BadResponse;
+
   /** The HTTP status of the response. */
   readonly status: number;
   /** The parsed body, or the text when it is not JSON. */
@@ -315,6 +330,9 @@ export class ServiceResponseError extends ServiceError {
  * ```
  */
 export class ServiceAuthError extends ServiceError {
+  /** Always `"AUTH_ERROR"`: `code` narrows {@link AnyServiceError} to this class. */
+  declare readonly code: typeof ErrorCode.Auth;
+
   /**
    * Creates the error for a failed auth getter or provider.
    *
@@ -326,6 +344,27 @@ export class ServiceAuthError extends ServiceError {
     super(ErrorCode.Auth, `Cannot authenticate: ${field} ${problem}`, { cause });
   }
 }
+
+/**
+ * Every error class of the client: a union that `code` narrows to one class, as `instanceof` does.
+ *
+ * @example Branch on the code
+ * ```ts
+ * import { type AnyServiceError, ServiceHttpError } from "@seed/service-client";
+ *
+ * function describe(err: AnyServiceError): string {
+ *   return err.code === "HTTP_ERROR" ? `status ${err.status}` : err.code;
+ * }
+ * console.log(describe(new ServiceHttpError(503, "", new Headers()))); // "status 503"
+ * ```
+ */
+export type AnyServiceError =
+  | ServiceGraphQLError
+  | ServiceHttpError
+  | ServiceAbortError
+  | ServiceNetworkError
+  | ServiceResponseError
+  | ServiceAuthError;
 
 /**
  * Whether `value` is an error of this package, by class or, across two loaded copies of the
@@ -342,7 +381,7 @@ export class ServiceAuthError extends ServiceError {
  * console.log(isServiceError(new Error("x"))); // false
  * ```
  */
-export function isServiceError(value: unknown): value is ServiceError {
+export function isServiceError(value: unknown): value is AnyServiceError {
   if (value instanceof ServiceError) return true;
   if (!(value instanceof Error)) return false;
   const code = (value as { code?: unknown }).code;

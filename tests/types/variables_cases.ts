@@ -1,0 +1,61 @@
+/**
+ * Type tests: the variables argument of typed documents, where the rule is strictest (spec section
+ * 4, typing rule 2): optional for an operation without variables in each tool's own spelling of
+ * "none", checked against the document even next to valid variables, and never widened by type
+ * arguments that contradict the document.
+ *
+ * Nothing here runs: `deno task check` compiles it, and tests/types_test.ts checks that each
+ * `@ts-expect-error` fails with the error code it names.
+ *
+ * @module
+ */
+
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import type { RequestArgs, RequestOptions, ServiceClient } from "../../mod.ts";
+import { assertType, type IsExact } from "./_assert.ts";
+import type { Exact, InputMaybe, NoVariables, TypedDocumentString } from "./_codegen_shapes.ts";
+
+declare const client: ServiceClient;
+
+type Post = { post: { id: string; title: string } | null };
+type Posts = { posts: Array<{ id: string }> };
+type Hello = { hello: string };
+
+declare const HelloNode: TypedDocumentNode<Hello, Record<string, never>>;
+declare const HelloString: TypedDocumentString<Hello, NoVariables>;
+declare const PostNode: TypedDocumentNode<Post, { id: string }>;
+declare const PostString: TypedDocumentString<
+  Post,
+  Exact<{ id: string | number; limit?: InputMaybe<number> }>
+>;
+declare const PostsNode: TypedDocumentNode<Posts, { limit?: number | null }>;
+
+/** No variables, spelt as codegen (`Exact<{ [key: string]: never }>`) and as `Record<string, never>`. */
+export async function noVariables(): Promise<void> {
+  assertType<IsExact<RequestArgs<NoVariables>, [variables?: NoVariables, options?: RequestOptions]>>();
+  assertType<
+    IsExact<RequestArgs<Record<string, never>>, [variables?: Record<string, never>, options?: RequestOptions]>
+  >();
+  const hello = await client.request(HelloNode);
+  assertType<IsExact<typeof hello, Hello>>();
+  const fromString = await client.query(HelloString, undefined, { timeoutMs: 1_000 });
+  assertType<IsExact<typeof fromString, Hello>>();
+}
+
+/** Variables checked against the document even when some of them are right. */
+export async function checkedAgainstTheDocument(): Promise<void> {
+  // @ts-expect-error TS2353 'extra': a variable the operation does not declare, next to the required one
+  await client.request(PostNode, { id: "1", extra: true });
+  // @ts-expect-error TS2561 'limt': a misspelt optional variable, next to the required one
+  await client.request(PostString, { id: "1", limt: 2 });
+  // @ts-expect-error TS2353 'extra': a variable the operation does not declare, next to a valid one
+  await client.request(PostsNode, { limit: 1, extra: true });
+}
+
+/** Type arguments cannot override what a typed document says. */
+export async function typeArgumentsMatchTheDocument(): Promise<void> {
+  // @ts-expect-error TS2345 '__apiType': the document's result is a Post
+  await client.request<Hello, { id: string }>(PostNode, { id: "1" });
+  // @ts-expect-error TS2345 'hello': the document's result is a Post
+  await client.requestRaw<Hello, { id: string }>(PostString, { id: "1" });
+}
