@@ -12,7 +12,7 @@
 
 import type { AwsCredentials } from "./sigv4.ts";
 import { ServiceAuthError } from "./errors.ts";
-import { describe, expectObject, invalid, rejectUnknownKeys } from "./validate.ts";
+import { describe, expectOptions, invalid, invalidValue, isObject } from "./validate.ts";
 
 /**
  * A value, or a sync or async function returning it, read again on every attempt.
@@ -200,33 +200,30 @@ const FIELDS = {
  * a field of another mode.
  */
 export function checkAuth(auth: unknown): asserts auth is AuthOptions {
-  expectObject(auth, "auth");
-  const type = auth.type;
+  const type = isObject(auth) && auth.type;
   if (typeof type !== "string" || !Object.hasOwn(FIELDS, type)) {
-    const shown = typeof type === "string" ? `"${type.slice(0, 40)}"` : describe(type);
+    if (!isObject(auth)) throw invalidValue("auth", "an object", auth);
     throw invalid(
-      `Invalid auth.type: expected one of ${Object.keys(FIELDS).join(", ")}; current value is ${shown}`,
+      `Invalid auth.type: expected one of ${Object.keys(FIELDS).join(", ")}, current value is ${
+        typeof type === "string" ? JSON.stringify(type.slice(0, 40)) : describe(type)
+      }`,
     );
   }
   const field = FIELDS[type as keyof typeof FIELDS][0];
-  const known = type === "iam" ? ["type", "region", "credentials"] : ["type", field];
-  rejectUnknownKeys(auth, known, `auth for type "${type}"`);
+  expectOptions(auth, "auth", type === "iam" ? ["type", "region", "credentials"] : ["type", field]);
   const value = auth[field];
   if (type === "iam") {
-    if (typeof auth.region !== "string" || auth.region === "") {
-      throw invalid(
-        `Invalid auth.region: expected a non-empty string, current value is ${describe(auth.region)}`,
-      );
+    if (typeof auth.region !== "string" || !auth.region) {
+      throw invalidValue("auth.region", "a non-empty string", auth.region);
     }
-    if (typeof value === "object" && value !== null) credentialsOf(value, "throw");
-    else if (typeof value !== "function") throw missing(field, "an object or a function", value);
-  } else if (typeof value !== "function" && (typeof value !== "string" || value === "")) {
-    throw missing(field, "a non-empty string or a function", value);
+    if (typeof value !== "function") {
+      expectOptions(value, "auth.credentials", ["accessKeyId", "secretAccessKey", "sessionToken"]);
+      const problem = credentialsProblem(value);
+      if (problem) throw invalid(`Invalid auth.credentials: ${problem}`);
+    }
+  } else if (typeof value !== "function" && (typeof value !== "string" || !value)) {
+    throw invalidValue(`auth.${field}`, "a non-empty string or a function", value);
   }
-}
-
-function missing(field: string, expected: string, value: unknown): TypeError {
-  return invalid(`Invalid auth.${field}: expected ${expected}, current value is ${describe(value)}`);
 }
 
 /**
@@ -236,12 +233,12 @@ function missing(field: string, expected: string, value: unknown): TypeError {
  */
 export async function authHeader(auth: Exclude<AuthOptions, IamAuth>): Promise<[string, string]> {
   const [field, header] = FIELDS[auth.type];
-  const source = (auth as unknown as Record<string, Getter<unknown>>)[field];
-  const value = await read(source, field);
-  if (typeof value !== "string" || value === "") {
-    throw new ServiceAuthError(field, `returned ${describe(value)}, expected a non-empty string`);
-  }
-  return [header, headerSafe(value, field)];
+  const value = await read((auth as unknown as Record<string, unknown>)[field], field);
+  const problem = typeof value === "string" && value
+    ? headerProblem(value)
+    : `returned ${describe(value)}, expected a non-empty string`;
+  if (problem) throw new ServiceAuthError(field, problem);
+  return [header, value as string];
 }
 
 /**
@@ -250,55 +247,42 @@ export async function authHeader(auth: Exclude<AuthOptions, IamAuth>): Promise<[
  * @throws {ServiceAuthError} When a provider throws or returns unusable credentials.
  */
 export async function readCredentials(auth: IamAuth): Promise<AwsCredentials> {
-  return credentialsOf(await read(auth.credentials, "credentials"), "auth");
+  const credentials = await read(auth.credentials, "credentials");
+  const problem = credentialsProblem(credentials);
+  if (problem) throw new ServiceAuthError("credentials", problem);
+  return credentials as AwsCredentials;
 }
 
 async function read(source: unknown, field: string): Promise<unknown> {
-  if (typeof source !== "function") return source;
   try {
-    return await source();
+    return typeof source === "function" ? await source() : source;
   } catch (cause) {
     throw new ServiceAuthError(field, "getter threw", cause);
   }
 }
 
-/** Validates credentials; `mode` picks a construction-time TypeError or a per-attempt ServiceAuthError. */
-function credentialsOf(value: unknown, mode: "throw" | "auth"): AwsCredentials {
-  const fail = (problem: string) =>
-    mode === "throw"
-      ? invalid(`Invalid auth.credentials: ${problem}`)
-      : new ServiceAuthError("credentials", problem);
-  if (typeof value !== "object" || value === null) throw fail(`expected an object, got ${describe(value)}`);
-  if (mode === "throw") {
-    rejectUnknownKeys(value, ["accessKeyId", "secretAccessKey", "sessionToken"], "auth.credentials");
-  }
-  const { accessKeyId, secretAccessKey, sessionToken } = value as Record<string, unknown>;
-  for (const [name, field] of [["accessKeyId", accessKeyId], ["secretAccessKey", secretAccessKey]] as const) {
-    if (typeof field !== "string" || field === "") {
-      throw fail(`${name} must be a non-empty string, current value is ${describe(field)}`);
+/** What is wrong with credentials, or `undefined`. Never quotes a key. */
+function credentialsProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return `expected an object, got ${describe(value)}`;
+  const { accessKeyId, secretAccessKey, sessionToken } = value;
+  for (const [name, field] of [["accessKeyId", accessKeyId], ["secretAccessKey", secretAccessKey]]) {
+    if (typeof field !== "string" || !field) {
+      return `${name} must be a non-empty string, current value is ${describe(field)}`;
     }
   }
   if (sessionToken !== undefined && typeof sessionToken !== "string") {
-    throw fail(`sessionToken must be a string when given, current value is ${describe(sessionToken)}`);
+    return `sessionToken must be a string when given, current value is ${describe(sessionToken)}`;
   }
-  if (mode === "auth") {
-    headerSafe(accessKeyId as string, "credentials.accessKeyId");
-    if (sessionToken) headerSafe(sessionToken, "credentials.sessionToken");
-  }
-  return value as AwsCredentials;
+  return headerProblem(`${accessKeyId}${sessionToken ?? ""}`);
 }
 
 /**
- * Rejects a value that is not a valid header value (RFC 9110 field-value: tab, space, visible
- * ASCII, Latin-1): a control character (CR, LF, NUL, DEL, ESC, …) or one beyond Latin-1. Fetch
- * refuses some of these only when sending (a network error, then retried) and Bun sends them.
+ * Why a value cannot be a header value (RFC 9110 field-value: tab, space, visible ASCII, Latin-1),
+ * or `undefined`. Fetch refuses some of these only when sending (a network error, then retried),
+ * and Bun sends them.
  */
-function headerSafe(value: string, field: string): string {
-  if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) {
-    throw new ServiceAuthError(
-      field,
-      "returned a value that cannot be sent in a header (a control character, or non-Latin-1)",
-    );
-  }
-  return value;
+function headerProblem(value: string): string | undefined {
+  return /[^\t\x20-\x7e\x80-\xff]/.test(value)
+    ? "returned a value that cannot be sent in a header (a control character, or non-Latin-1)"
+    : undefined;
 }

@@ -12,7 +12,6 @@
 import { authHeader, type IamAuth, readCredentials } from "./auth.ts";
 import { type Document, prepareDocument, type Variables } from "./document.ts";
 import {
-  type ServiceAbortError,
   type ServiceError,
   ServiceGraphQLError,
   ServiceHttpError,
@@ -29,7 +28,7 @@ import {
 import { type GraphQLResult, readResponse } from "./response.ts";
 import { retryDelay, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, sleep } from "./signal.ts";
-import { describe, invalid, isObject } from "./validate.ts";
+import { invalid, invalidValue, isObject } from "./validate.ts";
 import type { IntrospectionQuery } from "graphql";
 
 /**
@@ -49,7 +48,6 @@ export type RequestArgs<TVariables> = [Record<never, never>] extends [TVariables
   ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions]
   : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions];
 
-const CONTENT_TYPE = "application/json; charset=UTF-8";
 let signer: Promise<typeof import("./sigv4.ts")> | undefined;
 
 /**
@@ -72,9 +70,7 @@ let signer: Promise<typeof import("./sigv4.ts")> | undefined;
  * ```
  */
 export class ServiceClient {
-  readonly #config: ClientConfig;
-  /** Server clock minus ours, learnt from a signature rejected for time (iam only). */
-  #clockOffsetMs = 0;
+  readonly #state: ClientState;
 
   /**
    * Checks the options and creates a client. Nothing is sent.
@@ -84,7 +80,7 @@ export class ServiceClient {
    * unknown option key, or a runtime without `fetch` and no `fetch` option.
    */
   constructor(options: ServiceClientOptions) {
-    this.#config = clientConfig(options);
+    this.#state = { config: clientConfig(options), clockOffsetMs: 0 };
   }
 
   /**
@@ -236,124 +232,151 @@ export class ServiceClient {
     return this.request<IntrospectionQuery>(INTROSPECTION_QUERY, undefined, options);
   }
 
-  async #send(document: unknown, variables: unknown, options: unknown): Promise<GraphQLResult> {
-    const config = this.#config;
-    const request = requestConfig(options);
-    const prepared = await prepareDocument(document);
-    const body = serialize(prepared.query, variables, request.operationName ?? prepared.operationName);
-    const headers = { "content-type": CONTENT_TYPE, ...config.headers, ...request.headers };
-    const timeoutMs = request.timeoutMs === undefined || config.timeoutMs === undefined
-      ? request.timeoutMs ?? config.timeoutMs
-      : Math.min(request.timeoutMs, config.timeoutMs);
-    const call = callSignal([config.signal, request.signal], timeoutMs);
-    try {
-      let resentForClock = false;
-      for (let attempt = 1;; attempt++) {
-        abortedError(call);
-        try {
-          return await this.#attempt(body, headers, call);
-        } catch (err) {
-          abortedError(call);
-          if (
-            !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
-              err instanceof ServiceResponseError)
-          ) {
-            throw err;
-          }
-          if (!resentForClock && this.#learnClockSkew(err)) {
-            resentForClock = true;
-            attempt--;
-            continue;
-          }
-          if (!shouldRetry(config.retry, err, attempt)) throw err;
-          const delay = retryDelay(config.retry, err, attempt);
-          if (delay === undefined || Date.now() + delay >= call.deadline) throw err;
-          await sleep(delay, call.signal).catch(() => abortedError(call));
-        }
-      }
-    } finally {
-      call.done();
-    }
-  }
-
-  /** One attempt: read auth now, sign last, send, read the response. */
-  async #attempt(body: string, headers: Record<string, string>, call: CallSignal): Promise<GraphQLResult> {
-    const { auth, url, fetch } = this.#config;
-    const authorized =
-      await (auth.type === "iam"
-        ? untilAborted(this.#sign(auth, body, headers), call.signal)
-        : untilAborted(authHeader(auth), call.signal).then(([name, value]) => ({
-          ...headers,
-          [name]: value,
-        })));
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: "POST",
-        headers: authorized,
-        body,
-        signal: call.signal,
-        redirect: "manual",
-      } as RequestInit);
-    } catch (cause) {
-      throw new ServiceNetworkError(cause);
-    }
-    return readResponse(response);
-  }
-
-  async #sign(auth: IamAuth, body: string, headers: Record<string, string>): Promise<Headers> {
-    const credentials = await readCredentials(auth);
-    const { signRequest } = await (signer ??= import("./sigv4.ts"));
-    return signRequest({ method: "POST", url: this.#config.url, headers, body }, {
-      region: auth.region,
-      service: "appsync",
-      credentials,
-      ...(this.#clockOffsetMs === 0 ? {} : { date: new Date(Date.now() + this.#clockOffsetMs) }),
-    });
-  }
-
-  /**
-   * When the service rejected an iam signature for time, remembers the server's clock offset from
-   * the response's `Date` and returns `true`: the request never ran, so it is re-signed and resent
-   * once, with or without a retry policy.
-   */
-  #learnClockSkew(err: ServiceError): boolean {
-    if (this.#config.auth.type !== "iam" || !(err instanceof ServiceHttpError) || err.status !== 403) {
-      return false;
-    }
-    if (!err.errors.some((e) => /signature (expired|not yet current)/i.test(String(e.message)))) return false;
-    const serverTime = Date.parse(err.headers.get("date") ?? "");
-    if (Number.isNaN(serverTime)) return false;
-    this.#clockOffsetMs = serverTime - Date.now();
-    return true;
+  #send(document: unknown, variables: unknown, options: unknown): Promise<GraphQLResult> {
+    return send(this.#state, document, variables, options);
   }
 }
 
-function abortedError(call: CallSignal): void {
-  const error: ServiceAbortError | undefined = call.error();
+/** A client's checked options, and the server's clock offset it learnt (iam only). */
+interface ClientState {
+  readonly config: ClientConfig;
+  /** Server clock minus ours, learnt from a signature rejected for time. */
+  clockOffsetMs: number;
+}
+
+/** One call: prepare once, then attempt, retry and wait until a result, an error or the deadline. */
+async function send(
+  state: ClientState,
+  document: unknown,
+  variables: unknown,
+  options: unknown,
+): Promise<GraphQLResult> {
+  const { config } = state;
+  const request = requestConfig(options);
+  const prepared = await prepareDocument(document);
+  const body = serialize(prepared.query, variables, request.operationName ?? prepared.operationName);
+  const headers = {
+    "content-type": "application/json; charset=UTF-8",
+    ...config.headers,
+    ...request.headers,
+  };
+  const timeouts = [config.timeoutMs, request.timeoutMs].filter((ms) => ms !== undefined);
+  const call = callSignal(
+    [config.signal, request.signal],
+    timeouts.length ? Math.min(...timeouts) : undefined,
+  );
+  try {
+    let resentForClock = false;
+    for (let attempt = 1;; attempt++) {
+      try {
+        throwIfAborted(call);
+        return await sendOnce(state, body, headers, call.signal);
+      } catch (err) {
+        throwIfAborted(call);
+        if (
+          !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
+            err instanceof ServiceResponseError)
+        ) {
+          throw err;
+        }
+        if (!resentForClock && learnClockSkew(state, err)) {
+          resentForClock = true;
+          attempt--;
+          continue;
+        }
+        const delay = shouldRetry(config.retry, err, attempt) && retryDelay(config.retry, err, attempt);
+        if (delay === false || delay === undefined || Date.now() + delay >= call.deadline) throw err;
+        await sleep(delay, call.signal).catch(() => throwIfAborted(call));
+      }
+    }
+  } finally {
+    call.done();
+  }
+}
+
+/** One attempt: read auth now, sign last, send, read the response. */
+async function sendOnce(
+  state: ClientState,
+  body: string,
+  headers: Record<string, string>,
+  signal: AbortSignal | undefined,
+): Promise<GraphQLResult> {
+  const { auth, url, fetch } = state.config;
+  const authorized = await untilAborted<HeadersInit>(
+    auth.type === "iam"
+      ? sign(state, auth, body, headers)
+      : authHeader(auth).then(([name, value]) => ({ ...headers, [name]: value })),
+    signal,
+  );
+  let response: Response;
+  try {
+    response = await fetch(
+      url,
+      { method: "POST", headers: authorized, body, signal, redirect: "manual" } as RequestInit,
+    );
+  } catch (cause) {
+    throw new ServiceNetworkError(cause);
+  }
+  return readResponse(response);
+}
+
+async function sign(
+  state: ClientState,
+  auth: IamAuth,
+  body: string,
+  headers: Record<string, string>,
+): Promise<Headers> {
+  const credentials = await readCredentials(auth);
+  const { signRequest } = await (signer ??= import("./sigv4.ts"));
+  const offset = state.clockOffsetMs;
+  return signRequest({ method: "POST", url: state.config.url, headers, body }, {
+    region: auth.region,
+    service: "appsync",
+    credentials,
+    ...(offset ? { date: new Date(Date.now() + offset) } : {}),
+  });
+}
+
+/**
+ * When the service rejected an iam signature for time, remembers the server's clock offset from
+ * the response's `Date` and returns `true`: the request never ran, so it is re-signed and resent
+ * once, with or without a retry policy.
+ */
+function learnClockSkew(state: ClientState, err: ServiceError): boolean {
+  const serverTime = err instanceof ServiceHttpError && state.config.auth.type === "iam" &&
+    err.status === 403 &&
+    err.errors.some((e) => /signature (expired|not yet current)/i.test(String(e.message))) &&
+    Date.parse(err.headers.get("date")!);
+  if (!serverTime) return false;
+  state.clockOffsetMs = serverTime - Date.now();
+  return true;
+}
+
+function throwIfAborted(call: CallSignal): void {
+  const error = call.error();
   if (error) throw error;
 }
 
 /** Settles with `promise`, or rejects as soon as `signal` aborts; the listener is removed either way. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+function untilAborted<T>(promise: Promise<T> | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  return signal
+    ? new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort);
+      promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    })
+    : promise;
 }
 
 function serialize(query: string, variables: unknown, operationName: string | undefined): string {
-  if (variables !== undefined && variables !== null && !isObject(variables)) {
-    throw invalid(`Invalid variables: expected an object, current value is ${describe(variables)}`);
-  }
+  if (variables != null && !isObject(variables)) throw invalidValue("variables", "an object", variables);
   try {
     return JSON.stringify({ query, variables: variables ?? undefined, operationName });
   } catch (cause) {
-    throw Object.assign(
-      invalid("Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)"),
-      { cause },
+    throw invalid(
+      "Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)",
+      false,
+      cause,
     );
   }
 }

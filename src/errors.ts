@@ -117,7 +117,6 @@ export class ServiceError extends Error {
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
   }
 }
 
@@ -155,7 +154,7 @@ export class ServiceGraphQLError extends ServiceError {
    */
   constructor(errors: readonly GraphQLFormattedError[], data?: unknown, extensions?: unknown) {
     super(
-      ErrorCode.GraphQL,
+      "GRAPHQL_ERROR",
       `GraphQL request failed with ${errors.length} error${errors.length === 1 ? "" : "s"}`,
     );
     hideData(this, { errors, data, extensions });
@@ -199,7 +198,7 @@ export class ServiceHttpError extends ServiceError {
    * @param body The parsed body.
    */
   constructor(status: number, statusText: string, headers: Headers, body?: unknown) {
-    super(ErrorCode.Http, `HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+    super("HTTP_ERROR", `HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
     this.status = status;
     this.statusText = statusText;
     this.headers = new Headers(headers);
@@ -247,11 +246,9 @@ export class ServiceAbortError extends ServiceError {
    * @param cause The caller signal's reason, for `"abort"`.
    */
   constructor(reason: AbortReason, cause?: unknown) {
-    super(
-      ErrorCode.Aborted,
-      reason === "timeout" ? "Request timed out" : "Request aborted by the caller's signal",
-      { cause },
-    );
+    super("ABORTED", reason === "timeout" ? "Request timed out" : "Request aborted by the caller's signal", {
+      cause,
+    });
     this.reason = reason;
   }
 }
@@ -278,7 +275,7 @@ export class ServiceNetworkError extends ServiceError {
    * @param cause The runtime's error.
    */
   constructor(cause: unknown) {
-    super(ErrorCode.Network, "Network request failed", { cause });
+    super("NETWORK_ERROR", "Network request failed", { cause });
   }
 }
 
@@ -311,7 +308,7 @@ export class ServiceResponseError extends ServiceError {
    * @param body The parsed body or its text.
    */
   constructor(status: number, problem: string, body: unknown) {
-    super(ErrorCode.BadResponse, `Unexpected response (HTTP ${status}): ${problem}`);
+    super("BAD_RESPONSE", `Unexpected response (HTTP ${status}): ${problem}`);
     this.status = status;
     hideData(this, { body });
   }
@@ -341,7 +338,7 @@ export class ServiceAuthError extends ServiceError {
    * @param cause The getter's error, if it threw.
    */
   constructor(field: string, problem: string, cause?: unknown) {
-    super(ErrorCode.Auth, `Cannot authenticate: ${field} ${problem}`, { cause });
+    super("AUTH_ERROR", `Cannot authenticate: ${field} ${problem}`, { cause });
   }
 }
 
@@ -382,21 +379,33 @@ export type AnyServiceError =
  * ```
  */
 export function isServiceError(value: unknown): value is AnyServiceError {
-  if (value instanceof ServiceError) return true;
-  if (!(value instanceof Error)) return false;
-  const code = (value as { code?: unknown }).code;
-  return value.name.startsWith("Service") && code !== ErrorCode.InvalidArgument &&
-    Object.values(ErrorCode).includes(code as ErrorCode);
+  return value instanceof ServiceError ||
+    value instanceof Error && value.name.startsWith("Service") &&
+      /^(GRAPHQL_ERROR|HTTP_ERROR|ABORTED|NETWORK_ERROR|BAD_RESPONSE|AUTH_ERROR)$/.test(
+        (value as { code?: string }).code!,
+      );
 }
+
+// Names are set on the prototypes, as the built-in errors have them, because minifiers rename
+// classes: `constructor.name` is not the class's name in a bundle.
+for (
+  const [type, name] of [
+    [ServiceError, "ServiceError"],
+    [ServiceGraphQLError, "ServiceGraphQLError"],
+    [ServiceHttpError, "ServiceHttpError"],
+    [ServiceAbortError, "ServiceAbortError"],
+    [ServiceNetworkError, "ServiceNetworkError"],
+    [ServiceResponseError, "ServiceResponseError"],
+    [ServiceAuthError, "ServiceAuthError"],
+  ] as const
+) type.prototype.name = name;
 
 /**
  * Sets what the server sent as read-only, non-enumerable properties: `err.body` reads it, but
  * `JSON.stringify(err)` and loggers that copy enumerable keys leave it out.
  */
 function hideData(error: ServiceError, fields: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(fields)) {
-    Object.defineProperty(error, key, { value, enumerable: false, writable: false, configurable: true });
-  }
+  for (const key in fields) Object.defineProperty(error, key, { value: fields[key] });
 }
 
 /** Stand-ins made by the inspect hook below, formatted as they are. */

@@ -11,11 +11,11 @@ import { type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
 import {
   describe,
   expectInteger,
-  expectObject,
+  expectOptions,
   invalid,
+  invalidValue,
   isObject,
   MAX_TIMER_MS,
-  rejectUnknownKeys,
 } from "./validate.ts";
 
 /**
@@ -118,13 +118,11 @@ export interface ClientConfig {
   readonly auth: AuthOptions;
   readonly retry: RetryPolicy;
   readonly fetch: FetchFunction;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>> | undefined;
   readonly timeoutMs: number | undefined;
   readonly signal: AbortSignal | undefined;
 }
 
-const CLIENT_KEYS = ["url", "auth", "retry", "fetch", "headers", "timeoutMs", "signal"];
-const REQUEST_KEYS = ["signal", "timeoutMs", "operationName", "headers"];
 const RESERVED_HEADERS = [
   "content-type",
   "authorization",
@@ -133,7 +131,6 @@ const RESERVED_HEADERS = [
   "x-amz-date",
   "x-amz-security-token",
 ];
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * Checks the client options.
@@ -141,22 +138,21 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
  */
 export function clientConfig(options: unknown): ClientConfig {
-  expectObject(options, "options");
-  rejectUnknownKeys(options, CLIENT_KEYS, "the client options");
-  const { url, auth, retry, fetch, headers, timeoutMs, signal } = options;
+  expectOptions(options, "options", ["url", "auth", "retry", "fetch", "headers", "timeoutMs", "signal"]);
+  const { url, auth } = options;
+  const fetch = options.fetch ??
+    (globalThis.fetch && ((input: string, init: RequestInit) => globalThis.fetch(input, init)));
   checkAuth(auth);
-  if (fetch !== undefined && typeof fetch !== "function") {
-    throw invalid(`Invalid fetch: expected a function, current value is ${describe(fetch)}`);
+  if (typeof fetch !== "function") {
+    if (options.fetch !== undefined) throw invalidValue("fetch", "a function", fetch);
+    throw invalid("Cannot create the client: this runtime has no global fetch; pass a `fetch` option");
   }
-  const fetchFunction = (fetch as FetchFunction | undefined) ?? globalFetch();
   return {
     url: checkUrl(url),
     auth,
-    retry: retryPolicy(retry),
-    fetch: fetchFunction,
-    headers: headerRecord(headers, "headers"),
-    timeoutMs: checkTimeout(timeoutMs, "timeoutMs"),
-    signal: checkSignal(signal, "signal"),
+    retry: retryPolicy(options.retry),
+    fetch: fetch as FetchFunction,
+    ...commonOptions(options, ""),
   };
 }
 
@@ -165,14 +161,14 @@ export interface RequestConfig {
   readonly signal: AbortSignal | undefined;
   readonly timeoutMs: number | undefined;
   readonly operationName: string | undefined;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>> | undefined;
 }
 
 const NO_REQUEST_OPTIONS: RequestConfig = {
   signal: undefined,
   timeoutMs: undefined,
   operationName: undefined,
-  headers: NO_HEADERS,
+  headers: undefined,
 };
 
 /**
@@ -182,82 +178,69 @@ const NO_REQUEST_OPTIONS: RequestConfig = {
  */
 export function requestConfig(options: unknown): RequestConfig {
   if (options === undefined) return NO_REQUEST_OPTIONS;
-  expectObject(options, "request options");
-  rejectUnknownKeys(options, REQUEST_KEYS, "the request options");
-  const { signal, timeoutMs, operationName, headers } = options;
+  expectOptions(options, "request options", ["signal", "timeoutMs", "operationName", "headers"]);
+  const { operationName } = options;
   if (operationName !== undefined && (typeof operationName !== "string" || operationName === "")) {
-    throw invalid(
-      `Invalid operationName: expected a non-empty string, current value is ${describe(operationName)}`,
-    );
+    throw invalidValue("operationName", "a non-empty string", operationName);
+  }
+  return { operationName, ...commonOptions(options, "request ") };
+}
+
+/** The options a client and a request share: `signal`, `timeoutMs` and `headers`. */
+function commonOptions(options: Record<string, unknown>, prefix: string) {
+  const { signal, timeoutMs, headers } = options;
+  const signalLike = signal as AbortSignal;
+  if (
+    signal !== undefined &&
+    !(isObject(signal) && typeof signalLike.aborted === "boolean" && signalLike.addEventListener)
+  ) {
+    throw invalidValue(prefix + "signal", "an AbortSignal", signal);
   }
   return {
-    signal: checkSignal(signal, "request signal"),
-    timeoutMs: checkTimeout(timeoutMs, "request timeoutMs"),
-    operationName,
-    headers: headerRecord(headers, "request headers"),
+    signal: signalLike,
+    timeoutMs: timeoutMs === undefined
+      ? undefined
+      : expectInteger(timeoutMs, prefix + "timeoutMs", 1, MAX_TIMER_MS),
+    headers: headers === undefined ? undefined : headerRecord(headers, prefix + "headers"),
   };
 }
 
-function globalFetch(): FetchFunction {
-  const fetch = globalThis.fetch;
-  if (typeof fetch !== "function") {
-    throw invalid("Cannot create the client: this runtime has no global fetch; pass a `fetch` option");
-  }
-  return (input, init) => fetch(input, init);
-}
-
 function checkUrl(url: unknown): string {
-  const given = typeof url === "string" || url instanceof URL ? String(url) : undefined;
-  if (given === undefined) {
-    throw invalid(`Invalid url: expected an absolute URL string, current value is ${describe(url)}`);
-  }
-  let parsed: URL;
+  let parsed: URL | undefined;
   try {
-    parsed = new URL(given);
+    parsed = new URL(url as string);
   } catch {
-    throw invalid(`Invalid url: expected an absolute http(s) URL, current value is "${given.slice(0, 200)}"`);
+    // reported below
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-    throw invalid(`Invalid url: expected an http: or https: URL, current value uses ${parsed.protocol}`);
+  if (!(typeof url === "string" || url instanceof URL) || !/^https?:$/.test(parsed?.protocol!)) {
+    throw invalid(
+      `Invalid url: expected an absolute http(s) URL, current value is ${
+        typeof url === "string" ? JSON.stringify(url.slice(0, 100)) : describe(url)
+      }`,
+    );
   }
-  if (parsed.username || parsed.password) {
+  if (parsed!.username || parsed!.password) {
     throw invalid("Invalid url: credentials in the URL are not allowed");
   }
-  return parsed.href;
-}
-
-function checkTimeout(value: unknown, field: string): number | undefined {
-  return value === undefined ? undefined : expectInteger(value, field, 1, MAX_TIMER_MS);
-}
-
-function checkSignal(value: unknown, field: string): AbortSignal | undefined {
-  if (value === undefined) return undefined;
-  const signal = value as AbortSignal;
-  if (
-    !isObject(value) || typeof signal.aborted !== "boolean" || typeof signal.addEventListener !== "function"
-  ) {
-    throw invalid(`Invalid ${field}: expected an AbortSignal, current value is ${describe(value)}`);
-  }
-  return signal;
+  return parsed!.href;
 }
 
 /** Copies caller headers into a record with lower-case names, refusing the reserved ones. */
 function headerRecord(value: unknown, field: string): Readonly<Record<string, string>> {
-  if (value === undefined) return NO_HEADERS;
-  if (!(value instanceof Headers)) expectObject(value, field);
-  let headers: Headers;
+  if (!(value instanceof Headers || isObject(value))) {
+    throw invalidValue(field, "an object or Headers", value);
+  }
+  const record: Record<string, string> = {};
   try {
-    headers = new Headers(value as HeadersInit);
+    new Headers(value as HeadersInit).forEach((headerValue, name) => record[name] = headerValue);
   } catch {
     // The runtime's message may quote the value, so it is not kept as the cause.
     throw invalid(`Invalid ${field}: a name or value is not a valid HTTP header`);
   }
-  const record: Record<string, string> = {};
-  headers.forEach((headerValue, name) => {
-    if (RESERVED_HEADERS.includes(name)) {
+  for (const name of RESERVED_HEADERS) {
+    if (name in record) {
       throw invalid(`Invalid ${field}: \`${name}\` is set by the client and cannot be overridden`);
     }
-    record[name] = headerValue;
-  });
+  }
   return record;
 }

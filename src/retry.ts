@@ -6,14 +6,7 @@
  */
 
 import { type ServiceError, ServiceHttpError, ServiceNetworkError } from "./errors.ts";
-import {
-  describe,
-  expectInteger,
-  expectObject,
-  invalid,
-  MAX_TIMER_MS,
-  rejectUnknownKeys,
-} from "./validate.ts";
+import { expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -89,26 +82,27 @@ export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 
  */
 export function retryPolicy(retry: unknown): RetryPolicy {
   if (retry === undefined) return NO_RETRY;
-  expectObject(retry, "retry");
-  rejectUnknownKeys(retry, ["attempts", "baseDelayMs", "maxDelayMs", "shouldRetry"], "retry");
-  const pick = (key: keyof typeof RETRY_DEFAULTS, min: number, max: number) =>
-    retry[key] === undefined ? RETRY_DEFAULTS[key] : expectInteger(retry[key], `retry.${key}`, min, max);
-  const attempts = pick("attempts", 1, 100);
-  const baseDelayMs = pick("baseDelayMs", 0, MAX_TIMER_MS);
-  const maxDelayMs = pick("maxDelayMs", 0, MAX_TIMER_MS);
+  expectOptions(retry, "retry", ["attempts", "baseDelayMs", "maxDelayMs", "shouldRetry"]);
+  const policy = { ...RETRY_DEFAULTS } as Record<string, unknown>;
+  for (const key in RETRY_DEFAULTS) {
+    if (retry[key] !== undefined) {
+      policy[key] = expectInteger(
+        retry[key],
+        `retry.${key}`,
+        key === "attempts" ? 1 : 0,
+        key === "attempts" ? 100 : MAX_TIMER_MS,
+      );
+    }
+  }
+  const { baseDelayMs, maxDelayMs } = policy as { baseDelayMs: number; maxDelayMs: number };
   if (maxDelayMs < baseDelayMs) {
-    throw invalid(
-      `Invalid retry.maxDelayMs: must be at least retry.baseDelayMs (${baseDelayMs}), current value is ${maxDelayMs}`,
-      true,
-    );
+    throw invalidValue("retry.maxDelayMs", `at least retry.baseDelayMs (${baseDelayMs})`, maxDelayMs, true);
   }
   const { shouldRetry } = retry;
   if (shouldRetry !== undefined && typeof shouldRetry !== "function") {
-    throw invalid(
-      `Invalid retry.shouldRetry: expected a function, current value is ${describe(shouldRetry)}`,
-    );
+    throw invalidValue("retry.shouldRetry", "a function", shouldRetry);
   }
-  return { attempts, baseDelayMs, maxDelayMs, shouldRetry: shouldRetry as RetryPolicy["shouldRetry"] };
+  return { ...policy, shouldRetry } as RetryPolicy;
 }
 
 /**
@@ -141,7 +135,7 @@ export function shouldRetry(policy: RetryPolicy, err: ServiceError, attempt: num
   try {
     return policy.shouldRetry(err, attempt) === true;
   } catch (cause) {
-    throw Object.assign(invalid("retry.shouldRetry threw, so the request was not retried"), { cause });
+    throw invalid("retry.shouldRetry threw, so the request was not retried", false, cause);
   }
 }
 
@@ -172,8 +166,6 @@ export function retryDelay(
  */
 export function retryAfterMs(value: string | null, now: number): number | undefined {
   if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const date = /^\s*\d+\s*$/.test(value) ? now + +value * 1000 : Date.parse(value);
+  return date === date ? Math.max(0, date - now) : undefined;
 }

@@ -6,8 +6,6 @@
  * @module
  */
 
-import { ErrorCode } from "./errors.ts";
-
 /**
  * A `TypeError` or `RangeError` thrown for a bad argument, with the stable code `INVALID_ARGUMENT`.
  *
@@ -24,36 +22,43 @@ import { ErrorCode } from "./errors.ts";
  *   });
  * } catch (err) {
  *   console.log((err as InvalidArgumentError).code, (err as Error).message);
- *   // "INVALID_ARGUMENT" "Unknown option `timeout` in the client options: did you mean `timeoutMs`?"
+ *   // "INVALID_ARGUMENT" "Unknown option `timeout` in options: did you mean `timeoutMs`?"
  * }
  * ```
  */
 export type InvalidArgumentError = (TypeError | RangeError) & { readonly code: "INVALID_ARGUMENT" };
 
-/** Builds a `TypeError` (or `RangeError`) with the `INVALID_ARGUMENT` code. */
-export function invalid(message: string, range = false): InvalidArgumentError {
-  const err = range ? new RangeError(message) : new TypeError(message);
-  return Object.assign(err, { code: ErrorCode.InvalidArgument as "INVALID_ARGUMENT" });
+/** The longest delay a timer can hold in every runtime (2^31 - 1 ms, about 24.8 days). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Builds a `TypeError` (or, with `range`, a `RangeError`) with the `INVALID_ARGUMENT` code. */
+export function invalid(message: string, range?: boolean, cause?: unknown): InvalidArgumentError {
+  const err = new (range ? RangeError : TypeError)(message, { cause });
+  return Object.assign(err, { code: "INVALID_ARGUMENT" as const });
+}
+
+/** The error for a field whose value is not what was expected: names the field and the value. */
+export function invalidValue(
+  field: string,
+  expected: string,
+  value: unknown,
+  range?: boolean,
+): InvalidArgumentError {
+  return invalid(`Invalid ${field}: expected ${expected}, current value is ${describe(value)}`, range);
 }
 
 /** Describes a value for a message: numbers and booleans as they are, everything else by type. */
 export function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  switch (typeof value) {
-    case "number":
-    case "boolean":
-    case "bigint":
-      return String(value);
-    case "string":
-      return value === "" ? "an empty string" : "a string";
-    case "undefined":
-      return "undefined";
-    case "function":
-      return "a function";
-    default:
-      return typeof value === "object" ? "an object" : `a ${typeof value}`;
-  }
+  const type = typeof value;
+  return value === null || value === undefined || type === "number" || type === "boolean" || type === "bigint"
+    ? String(value)
+    : Array.isArray(value)
+    ? "an array"
+    : value === ""
+    ? "an empty string"
+    : type === "object"
+    ? "an object"
+    : `a ${type}`;
 }
 
 /** Whether `value` is a plain object (not null, not an array). */
@@ -61,77 +66,36 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Throws unless `value` is a plain object. */
-export function expectObject(value: unknown, field: string): asserts value is Record<string, unknown> {
-  if (!isObject(value)) {
-    throw invalid(`Invalid ${field}: expected an object, current value is ${describe(value)}`);
-  }
-}
-
 /**
- * Throws for a key of `value` that is not in `known`, naming the closest known key, so that a typo
- * such as `timeout` for `timeoutMs` is loud instead of silently ignored.
+ * Throws unless `value` is a plain object, then for any key not in `known`, naming the closest
+ * known key: a typo such as `timeout` for `timeoutMs` is loud instead of silently ignored.
  */
-export function rejectUnknownKeys(value: object, known: readonly string[], where: string): void {
-  for (const key in value) {
-    if (known.includes(key)) continue;
-    const hint = closest(key, known);
-    throw invalid(`Unknown option \`${key}\` in ${where}${hint ? `: did you mean \`${hint}\`?` : ""}`);
-  }
-}
-
-/** The longest delay a timer can hold in every runtime (2^31 - 1 ms, about 24.8 days). */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-/** Throws unless `value` is a whole number in `[min, max]` (so never `NaN` or `Infinity`). */
-export function expectInteger(
+export function expectOptions(
   value: unknown,
   field: string,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (typeof value !== "number" || Number.isNaN(value)) {
-    throw invalid(`Invalid ${field}: expected an integer, current value is ${describe(value)}`);
+  known: readonly string[],
+): asserts value is Record<string, unknown> {
+  if (!isObject(value)) throw invalidValue(field, "an object", value);
+  for (const key in value) {
+    if (known.includes(key)) continue;
+    const hint = known.find((candidate) => resembles(key.toLowerCase(), candidate.toLowerCase()));
+    throw invalid(`Unknown option \`${key}\` in ${field}${hint ? `: did you mean \`${hint}\`?` : ""}`);
   }
+}
+
+/** Throws unless `value` is a whole number in `[min, max]` (so never `NaN` or `Infinity`). */
+export function expectInteger(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== "number" || value !== value) throw invalidValue(field, "an integer", value);
   if (!Number.isInteger(value) || value < min || value > max) {
-    const bound = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
-    throw invalid(`Invalid ${field}: expected an integer ${bound}, current value is ${value}`, true);
+    throw invalidValue(field, `an integer from ${min} to ${max}`, value, true);
   }
   return value;
 }
 
-function closest(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestScore = Infinity;
-  const lower = key.toLowerCase();
-  for (const candidate of known) {
-    const c = candidate.toLowerCase();
-    const score = c.startsWith(lower) || lower.startsWith(c) || isAbbreviation(lower, c)
-      ? 1
-      : distance(lower, c);
-    if (score < bestScore) [best, bestScore] = [candidate, score];
-  }
-  return bestScore <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
-}
-
-/** Whether `short` is `long` with letters left out, from the same first letter (`secretKey`, `secretAccessKey`). */
-function isAbbreviation(short: string, long: string): boolean {
-  if (short.length < 4 || short[0] !== long[0]) return false;
-  let i = 0;
-  for (const char of long) if (char === short[i]) i++;
-  return i === short.length;
-}
-
-/** Levenshtein distance, small strings only. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
+/** A typo of `known`: one is a prefix of the other, or `typed` is `known` with letters left out. */
+function resembles(typed: string, known: string): boolean {
+  if (known.startsWith(typed) || typed.startsWith(known)) return true;
+  let matched = 0;
+  for (const char of known) if (char === typed[matched]) matched++;
+  return typed.length > 3 && typed[0] === known[0] && matched === typed.length;
 }
