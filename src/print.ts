@@ -34,7 +34,7 @@ type Printers = { [K in ASTNode["kind"]]?: (node: Extract<ASTNode, { readonly ki
 /** Prints `node` between `before` and `after`, or nothing when there is no node. */
 function one(node: ASTNode | undefined, before = "", after = ""): string {
   if (!node) return "";
-  const printer = Object.hasOwn(printers, node.kind) && printers[node.kind] as Printer | undefined;
+  const printer = printers[node.kind] as Printer | undefined;
   if (!printer) {
     throw invalid(`Cannot print ${node.kind}: only operations and fragments are supported`);
   }
@@ -45,12 +45,15 @@ function one(node: ASTNode | undefined, before = "", after = ""): string {
 const all = (nodes: readonly ASTNode[] | undefined, before = "", after = ""): string =>
   nodes?.length ? before + nodes.map((node) => one(node)).join(" ") + after : "";
 
-const value = (node: { readonly value: string }): string => node.value;
+// Booleans too: the concatenation in `one` turns `true` into "true".
+const value = (node: { readonly value: string | boolean }) => node.value as string;
 
 const pair = (node: { readonly name: ASTNode; readonly value: ASTNode }): string =>
   one(node.name) + one(node.value, ":");
 
+// No prototype: a node whose kind is "constructor" or "__proto__" finds no printer.
 const printers: Printers = {
+  __proto__: null,
   Document: (node) => all(node.definitions),
   OperationDefinition: (node) =>
     one(node.description) + node.operation + one(node.name, " ") + all(node.variableDefinitions, "(", ")") +
@@ -75,8 +78,8 @@ const printers: Printers = {
   IntValue: value,
   FloatValue: value,
   EnumValue: value,
+  BooleanValue: value,
   StringValue: (node) => JSON.stringify(node.value),
-  BooleanValue: (node) => String(node.value),
   NullValue: () => "null",
   ListValue: (node) => "[" + all(node.values) + "]",
   ObjectValue: (node) => "{" + all(node.fields) + "}",
@@ -84,7 +87,7 @@ const printers: Printers = {
   NamedType: (node) => one(node.name),
   ListType: (node) => one(node.type, "[", "]"),
   NonNullType: (node) => one(node.type, "", "!"),
-};
+} as Printers;
 
 /**
  * Prints an executable GraphQL document (operations and fragments) as compact query text. The text
@@ -125,6 +128,4 @@ const printers: Printers = {
  * assert.equal(print(document), "query Hero{hero(episode:JEDI){name}}");
  * ```
  */
-export function print(document: DocumentNode): string {
-  return one(document);
-}
+export const print: (document: DocumentNode) => string = one;

@@ -1,0 +1,224 @@
+/**
+ * Signatures per second for a ~300-byte AppSync POST with a session token, in one process:
+ * our signer on Web Crypto (`crypto.ts`, what JSR ships) and on `node:crypto` (`crypto_node.ts`,
+ * what the npm build ships for Node and Bun), `@smithy/signature-v4` with `@smithy/hash-node`, and
+ * aws4fetch's `AwsV4Signer` (`service: "appsync"`, `allHeaders: true`, the shared key cache its
+ * `AwsClient` passes).
+ *
+ * Rounds are interleaved: after a warm-up round, every round runs each signer for the same time,
+ * in an order rotated from round to round. Reports the median rate with its min–max, and ratios.
+ *
+ * Usage: `deno task bench:sigv4 [--rounds 11] [--slice-ms 300] [--clock wall|cpu]`. With `--clock cpu`,
+ * rates are per second of the process's CPU time (all its threads), which a busy machine disturbs less.
+ * Importable (see {@link runBench}), and free of Deno APIs, so that a bundle of it runs on Node and Bun.
+ *
+ * @module
+ */
+
+import { AwsV4Signer } from "aws4fetch";
+import { SignatureV4 } from "@smithy/signature-v4";
+import { Hash } from "@smithy/hash-node";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import * as nodePrimitives from "../src/crypto_node.ts";
+import { signRequest } from "../src/sigv4.ts";
+import { createSigner } from "../src/sigv4_signer.ts";
+
+/** One signer under test: signs the benchmark request once. */
+export interface Contender {
+  /** The name in the table. */
+  name: string;
+  /** Signs the request and resolves when the headers are ready. */
+  sign(): Promise<unknown>;
+}
+
+/** The rate of one contender across rounds. */
+export interface Result {
+  /** The contender's name. */
+  name: string;
+  /** Signatures per second, one per measured round. */
+  rates: number[];
+  /** The median of `rates`. */
+  median: number;
+}
+
+const url = "https://abcdefghijklmnopqrstuvwxyz.appsync-api.eu-west-1.amazonaws.com/graphql";
+const body = JSON.stringify({
+  query: "query GetPost($id: ID!, $first: Int, $after: String) " +
+    "{ getPost(id: $id) { id title author { id name } comments(first: $first, after: $after) { id content } } }",
+  variables: {
+    id: "6d9e0c4e-6b8d-4f43-9d6a-1f0b6b2c7a11",
+    locale: "fr-FR",
+    first: 20,
+    note: "café ☕",
+  },
+  operationName: "GetPost",
+});
+const headers = { "content-type": "application/json; charset=UTF-8" };
+const credentials = {
+  accessKeyId: "ASIAEXAMPLEEXAMPLE12",
+  secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+  sessionToken: "IQoJb3JpZ2luX2VjEXAMPLE".repeat(12),
+};
+const region = "eu-west-1";
+
+/**
+ * The four signers, all signing the same request at `date`, or at the current time when none is
+ * given (as in real use: each signer then formats the time itself).
+ */
+export function contenders(date?: Date): Contender[] {
+  const request = { method: "POST", url, headers, body };
+  const options = date
+    ? { region, service: "appsync", credentials, date }
+    : { region, service: "appsync", credentials };
+  const onNodeCrypto = createSigner(nodePrimitives);
+  const smithy = new SignatureV4({
+    service: "appsync",
+    region,
+    credentials,
+    sha256: Hash.bind(null, "sha256"),
+    applyChecksum: false,
+  });
+  const parsed = new URL(url);
+  const aws4fetchCache = new Map();
+  return [
+    { name: "ours, Web Crypto (crypto.ts)", sign: () => signRequest(request, options) },
+    { name: "ours, node:crypto (crypto_node.ts)", sign: async () => await onNodeCrypto(request, options) },
+    {
+      name: "@smithy/signature-v4 + @smithy/hash-node",
+      sign: () =>
+        smithy.sign({
+          method: "POST",
+          protocol: parsed.protocol,
+          hostname: parsed.hostname,
+          path: parsed.pathname,
+          query: {},
+          headers: { ...headers, host: parsed.host },
+          body,
+        }, date ? { signingDate: date } : {}),
+    },
+    {
+      name: "aws4fetch AwsV4Signer",
+      sign: () =>
+        new AwsV4Signer({
+          url,
+          method: "POST",
+          headers,
+          body,
+          ...credentials,
+          service: "appsync",
+          region,
+          allHeaders: true,
+          ...(date ? { datetime: date.toISOString().replace(/[:-]|\.\d{3}/g, "") } : {}),
+          cache: aws4fetchCache,
+        }).sign(),
+    },
+  ];
+}
+
+/** What a rate is measured against: elapsed time, or the CPU time of the whole process (all threads). */
+export type Clock = "wall" | "cpu";
+
+function now(clock: Clock): number {
+  if (clock === "wall") return performance.now();
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+async function rate(contender: Contender, sliceMs: number, clock: Clock): Promise<number> {
+  let count = 0;
+  const wallStart = performance.now();
+  const start = now(clock);
+  while (performance.now() - wallStart < sliceMs) {
+    for (let i = 0; i < 50; i++) await contender.sign();
+    count += 50;
+  }
+  return (count / (now(clock) - start)) * 1000;
+}
+
+/** Runs the interleaved rounds and returns each contender's rates, in the order given. */
+export async function runBench(
+  list: Contender[],
+  rounds = 11,
+  sliceMs = 300,
+  clock: Clock = "wall",
+): Promise<Result[]> {
+  const rates = list.map(() => [] as number[]);
+  for (let round = -1; round < rounds; round++) {
+    const start = Math.max(round, 0) % list.length;
+    for (let step = 0; step < list.length; step++) {
+      const index = (start + step) % list.length;
+      const measured = await rate(list[index]!, round < 0 ? sliceMs / 2 : sliceMs, clock);
+      if (round >= 0) rates[index]!.push(measured);
+    }
+  }
+  return list.map((contender, index) => {
+    const sorted = [...rates[index]!].sort((a, b) => a - b);
+    return { name: contender.name, rates: sorted, median: sorted[sorted.length >> 1]! };
+  });
+}
+
+/** A markdown table of `results`, with each median as a ratio to the named baselines. */
+export function table(results: Result[], baselines: string[]): string {
+  const base = baselines.map((name) => results.find((r) => r.name.startsWith(name))!);
+  const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+  const lines = [
+    `| signer | signatures/s, median (min–max) | ${base.map((b) => `× ${b.name}`).join(" | ")} |`,
+    `|---|---:|${base.map(() => "---:").join("|")}|`,
+  ];
+  for (const r of results) {
+    const ratios = base.map((b) => (r.median / b.median).toFixed(2));
+    lines.push(
+      `| ${r.name} | ${fmt(r.median)} (${fmt(r.rates[0]!)}–${fmt(r.rates.at(-1)!)}) | ${
+        ratios.join(" | ")
+      } |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Whether this file is the program (Deno sets `import.meta.main`; Node 20 does not). */
+function isMain(): boolean {
+  const main = (import.meta as { main?: boolean }).main;
+  return main ?? (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href);
+}
+
+/** The runtime, for the report. */
+function runtime(): string {
+  const versions = process.versions as Record<string, string | undefined>;
+  const name = versions.deno
+    ? `Deno ${versions.deno}`
+    : versions.bun
+    ? `Bun ${versions.bun}`
+    : `Node ${versions.node}`;
+  return `${name} (V8 ${versions.v8 ?? "?"})`;
+}
+
+if (isMain()) {
+  const flag = (name: string, fallback: number) => {
+    const at = process.argv.indexOf(`--${name}`);
+    return at < 0 ? fallback : Number(process.argv[at + 1]);
+  };
+  const rounds = flag("rounds", 11);
+  const sliceMs = flag("slice-ms", 300);
+  const clock: Clock = process.argv[process.argv.indexOf("--clock") + 1] === "cpu" ? "cpu" : "wall";
+  // The contenders must agree before they race: the same Authorization at the same time.
+  const agreed = await Promise.all(contenders(new Date("2024-05-06T07:08:09Z")).map((c) => c.sign()));
+  const authorizations = [
+    (agreed[0] as Headers).get("authorization"),
+    (agreed[1] as Headers).get("authorization"),
+    (agreed[2] as { headers: Record<string, string> }).headers.authorization,
+    (agreed[3] as { headers: Headers }).headers.get("authorization"),
+  ];
+  if (new Set(authorizations).size !== 1) {
+    throw new Error(`The signers disagree: ${authorizations.join("\n")}`);
+  }
+  const list = contenders();
+  const bytes = new TextEncoder().encode(body).length;
+  console.log(
+    `${runtime()}; an AppSync POST of ${bytes} B with a session token; ` +
+      `${rounds} rounds of ${sliceMs} ms per signer, interleaved, after a warm-up round; ${clock} clock\n`,
+  );
+  const results = await runBench(list, rounds, sliceMs, clock);
+  console.log(table(results, ["aws4fetch", "@smithy"]));
+}

@@ -1,0 +1,40 @@
+/**
+ * Measures the signer alone as a browser would ship it: `src/sigv4.ts` bundled by esbuild (ESM,
+ * browser platform, minified), then gzipped. Exits with 1 above the budget.
+ *
+ * Usage: `deno task size:sigv4` (add `--print` to see the bundle).
+ *
+ * @module
+ */
+
+import * as esbuild from "esbuild";
+import { gzipSync } from "node:zlib";
+
+/** The budget, in gzipped bytes (zlib's default level). */
+export const SIZE_BUDGET = 1_000;
+
+/** Bundles `src/sigv4.ts` and returns the minified code. */
+export async function bundleSigner(): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [new URL("../src/sigv4.ts", import.meta.url).pathname],
+    bundle: true,
+    minify: true,
+    platform: "browser",
+    format: "esm",
+    write: false,
+    logLevel: "silent",
+  });
+  await esbuild.stop();
+  return result.outputFiles[0]!.text;
+}
+
+if (import.meta.main) {
+  const code = await bundleSigner();
+  const bytes = new TextEncoder().encode(code);
+  const gzipped = gzipSync(bytes).length;
+  const gzippedBest = gzipSync(bytes, { level: 9 }).length;
+  if (Deno.args.includes("--print")) console.log(code);
+  console.log(`src/sigv4.ts: ${bytes.length} B minified, ${gzipped} B gzipped (${gzippedBest} B at level 9)`);
+  console.log(`budget: ${SIZE_BUDGET} B gzipped: ${gzipped <= SIZE_BUDGET ? "ok" : "OVER"}`);
+  if (gzipped > SIZE_BUDGET) Deno.exit(1);
+}

@@ -1,0 +1,321 @@
+/**
+ * `signRequest` beyond the vectors: bad input, what it returns and signs, the signing-key cache, and
+ * the two crypto variants (`crypto.ts` and `crypto_node.ts`, which the npm build swaps in).
+ *
+ * @module
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import * as webPrimitives from "../src/crypto.ts";
+import * as nodePrimitives from "../src/crypto_node.ts";
+import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
+import { createSigner, SIGNING_KEY_CACHE_LIMIT } from "../src/sigv4_signer.ts";
+import { invalid } from "../src/validate.ts";
+
+const SECRET = "SENTINEL/secret+access+key";
+const TOKEN = "SENTINEL-session-token";
+const KEY_ID = "AKIDSENTINEL";
+const HEADER_SECRET = "SENTINEL-header-value";
+const URL_SECRET = "SENTINEL-in-url";
+const SENTINELS = [SECRET, TOKEN, KEY_ID, HEADER_SECRET, URL_SECRET, "SENTINEL"];
+
+const request: SignableRequest = {
+  method: "POST",
+  url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+  headers: { "content-type": "application/json; charset=UTF-8" },
+  body: '{"query":"{ __typename }"}',
+};
+const options: SignOptions = {
+  region: "eu-west-1",
+  service: "appsync",
+  credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET, sessionToken: TOKEN },
+  date: new Date("2024-05-06T07:08:09Z"),
+};
+
+/** Signs with `options` changed by `change`; JavaScript callers can pass anything. */
+function signWith(
+  change: (draft: Record<string, unknown>) => void,
+  target: "options" | "request" = "options",
+) {
+  const draft = structuredClone({ request, options }) as unknown as Record<string, Record<string, unknown>>;
+  change(draft[target]!);
+  return signRequest(draft.request as unknown as SignableRequest, draft.options as unknown as SignOptions);
+}
+
+describe("signRequest: bad input", () => {
+  const cases: [string, string, (draft: Record<string, unknown>) => void, ("options" | "request")?][] = [
+    ["region", "missing", (o) => delete o.region],
+    ["region", "empty", (o) => o.region = ""],
+    ["service", "missing", (o) => delete o.service],
+    ["service", "empty", (o) => o.service = ""],
+    ["accessKeyId", "missing credentials", (o) => delete o.credentials],
+    ["accessKeyId", "empty", (o) => (o.credentials as Record<string, unknown>).accessKeyId = ""],
+    ["secretAccessKey", "missing", (o) => delete (o.credentials as Record<string, unknown>).secretAccessKey],
+    [
+      "secretAccessKey",
+      "not a string",
+      (o) => (o.credentials as Record<string, unknown>).secretAccessKey = 42,
+    ],
+    ["date", "invalid", (o) => o.date = new Date(Number.NaN)],
+    ["date", "not a Date", (o) => o.date = "2024-05-06"],
+    ["method", "empty", (r) => r.method = "", "request"],
+    ["body", "bytes", (r) => r.body = new TextEncoder().encode(SECRET), "request"],
+    ["body", "an object", (r) => r.body = { secret: SECRET }, "request"],
+    ["url", "not a URL", (r) => r.url = `not a url ${URL_SECRET}`, "request"],
+    ["url", "relative", (r) => r.url = `/graphql?${URL_SECRET}`, "request"],
+    [
+      "headers",
+      "a value with a line break",
+      (r) => r.headers = { "x-api-key": `${HEADER_SECRET}\nx` },
+      "request",
+    ],
+    ["headers", "a value beyond Latin-1", (r) => r.headers = { "x-api-key": `${HEADER_SECRET}€` }, "request"],
+    ["headers", "an invalid name", (r) => r.headers = { [`bad name ${HEADER_SECRET}`]: "x" }, "request"],
+  ];
+  for (const [field, what, change, target] of cases) {
+    it(`rejects ${field} (${what}) with INVALID_ARGUMENT, naming the field and no secret`, async () => {
+      const pending = signWith(change, target);
+      assert.ok(pending instanceof Promise, "rejects rather than throws");
+      const error = await pending.then(() => assert.fail("signed"), (e: unknown) => e);
+      assert.ok(error instanceof TypeError);
+      assert.equal((error as { code?: string }).code, "INVALID_ARGUMENT");
+      assert.equal((error as { code?: string }).code, invalid("x").code);
+      assert.equal(error.message, `Invalid ${field}`);
+      assert.equal(error.cause, undefined);
+      for (const text of [error.message, String(error.stack), JSON.stringify(error)]) {
+        for (const sentinel of SENTINELS) assert.ok(!text.includes(sentinel), `${sentinel} in ${text}`);
+      }
+    });
+  }
+
+  it("rejects a missing request or options with INVALID_ARGUMENT, not a native TypeError", async () => {
+    for (const [r, o] of [[undefined, options], [request, undefined]] as const) {
+      await assert.rejects(signRequest(r as unknown as SignableRequest, o as unknown as SignOptions), {
+        name: "TypeError",
+        code: "INVALID_ARGUMENT",
+      });
+    }
+  });
+});
+
+describe("signRequest: what it returns and signs", () => {
+  it("returns the given headers plus authorization, x-amz-date and x-amz-security-token", async () => {
+    const headers = await signRequest(request, options);
+    assert.deepEqual([...headers.keys()], [
+      "authorization",
+      "content-type",
+      "x-amz-date",
+      "x-amz-security-token",
+    ]);
+    assert.equal(headers.get("x-amz-date"), "20240506T070809Z");
+    assert.equal(headers.get("x-amz-security-token"), TOKEN);
+    assert.match(
+      headers.get("authorization")!,
+      /^AWS4-HMAC-SHA256 Credential=AKIDSENTINEL\/20240506\/eu-west-1\/appsync\/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$/,
+    );
+  });
+
+  it("signs the region and service given, never ones guessed from the host", async () => {
+    const headers = await signRequest(request, { ...options, region: "ap-south-2", service: "custom" });
+    assert.match(headers.get("authorization")!, /\/ap-south-2\/custom\/aws4_request,/);
+  });
+
+  it("adds no x-amz-security-token without a session token, nor for an empty one", async () => {
+    for (const sessionToken of [undefined, ""]) {
+      const headers = await signRequest(request, {
+        ...options,
+        credentials: { ...options.credentials, sessionToken },
+      });
+      assert.equal(headers.get("x-amz-security-token"), null);
+      assert.match(headers.get("authorization")!, /SignedHeaders=content-type;host;x-amz-date,/);
+    }
+  });
+
+  it("sends unsignable headers unsigned, and replaces a given host with the URL's", async () => {
+    const headers = await signRequest(
+      {
+        ...request,
+        url: "https://api.example.com:8443/graphql",
+        headers: { "User-Agent": "x", host: "evil.example" },
+      },
+      options,
+    );
+    assert.equal(headers.get("user-agent"), "x");
+    assert.equal(headers.get("host"), null);
+    const withPort = await signRequest({ ...request, url: "https://api.example.com:8443/graphql" }, options);
+    const otherPort = await signRequest({ ...request, url: "https://api.example.com:8444/graphql" }, options);
+    assert.match(headers.get("authorization")!, /SignedHeaders=host;x-amz-date;x-amz-security-token,/);
+    assert.notEqual(withPort.get("authorization"), otherPort.get("authorization"));
+  });
+
+  it("signs the same for every form of HeadersInit and leaves the caller's Headers alone", async () => {
+    const given = new Headers({ "Content-Type": "application/json; charset=UTF-8" });
+    const forms: HeadersInit[] = [given, [["content-type", "application/json; charset=UTF-8"]], {
+      "CONTENT-TYPE": "application/json; charset=UTF-8",
+    }];
+    const signed = await Promise.all(forms.map((headers) => signRequest({ ...request, headers }, options)));
+    for (const headers of signed) assert.deepEqual([...headers], [...signed[0]!]);
+    assert.deepEqual([...given], [["content-type", "application/json; charset=UTF-8"]]);
+  });
+
+  it("signs the body: another body, another signature; no body is the empty body", async () => {
+    const a = await signRequest(request, options);
+    const b = await signRequest({ ...request, body: request.body + " " }, options);
+    assert.notEqual(a.get("authorization"), b.get("authorization"));
+    const none = await signRequest({ method: "GET", url: request.url }, options);
+    const empty = await signRequest({ method: "GET", url: request.url, body: "" }, options);
+    assert.equal(none.get("authorization"), empty.get("authorization"));
+  });
+
+  it("signs the method as fetch sends it: standard methods uppercased, others as given", async () => {
+    const as = async (method: string) =>
+      (await signRequest({ ...request, method }, options)).get("authorization");
+    assert.equal(await as("post"), await as("POST"));
+    assert.notEqual(await as("patch"), await as("PATCH"));
+    assert.equal(new Request(request.url, { method: "post" }).method, "POST");
+    assert.equal(new Request(request.url, { method: "patch" }).method, "patch");
+  });
+
+  it("stamps each signature with its own date, even when signatures overlap or a date was rejected", async () => {
+    const at = (date: unknown) => signRequest(request, { ...options, date: date as Date });
+    const dates = ["2024-05-06T07:08:09.123Z", "2024-05-06T07:08:09.124Z", "2031-12-31T23:59:59.999Z"];
+    const signed = await Promise.all([...dates, dates[0]].map((iso) => at(new Date(iso!))));
+    assert.deepEqual(signed.map((headers) => headers.get("x-amz-date")), [
+      "20240506T070809Z",
+      "20240506T070809Z",
+      "20311231T235959Z",
+      "20240506T070809Z",
+    ]);
+    for (const [index, iso] of [...dates, dates[0]].entries()) {
+      const alone = await at(new Date(iso!));
+      assert.equal(signed[index]!.get("authorization"), alone.get("authorization"), iso);
+    }
+    // Something that looks like the next date but is no Date is rejected, and leaves nothing behind.
+    const next = new Date("2030-01-02T03:04:05Z");
+    await assert.rejects(at({ valueOf: () => +next }), { message: "Invalid date" });
+    assert.equal((await at(next)).get("x-amz-date"), "20300102T030405Z");
+  });
+
+  it("uses the current time when no date is given", async () => {
+    const before = Date.now();
+    const headers = await signRequest(request, { ...options, date: undefined as unknown as Date });
+    const stamp = headers.get("x-amz-date")!.replace(
+      /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/,
+      "$1-$2-$3T$4:$5:$6Z",
+    );
+    assert.ok(Math.abs(Date.parse(stamp) - before) < 5_000);
+  });
+});
+
+describe("signing-key cache", () => {
+  it(`keeps at most ${SIGNING_KEY_CACHE_LIMIT} keys while credentials rotate`, async () => {
+    const keys = new Map();
+    const sign = createSigner(nodePrimitives, keys);
+    for (let n = 0; n < 5 * SIGNING_KEY_CACHE_LIMIT; n++) {
+      await sign(request, {
+        ...options,
+        credentials: { accessKeyId: KEY_ID, secretAccessKey: `${SECRET}-${n}` },
+      });
+      assert.ok(keys.size <= SIGNING_KEY_CACHE_LIMIT, `${keys.size} keys after ${n + 1} secrets`);
+      assert.ok(keys.size >= 1);
+    }
+  });
+
+  it("derives a key once per secret, day, region and service", async () => {
+    const keys = new Map();
+    const sign = createSigner(nodePrimitives, keys);
+    const at = (iso: string, change: Partial<SignOptions> = {}) =>
+      sign(request, { ...options, date: new Date(iso), ...change });
+    await at("2024-05-06T00:00:00Z");
+    await at("2024-05-06T23:59:59Z");
+    assert.equal(keys.size, 1);
+    await at("2024-05-07T00:00:00Z");
+    await at("2024-05-07T00:00:00Z", { region: "us-east-1" });
+    await at("2024-05-07T00:00:00Z", { service: "execute-api" });
+    await at("2024-05-07T00:00:00Z", { credentials: { accessKeyId: "other", secretAccessKey: SECRET } });
+    assert.equal(keys.size, 4, "the access key ID does not change the signing key");
+  });
+
+  it("never lends a key to another secret, day, region or service", async () => {
+    const shared = createSigner(webPrimitives);
+    const variants: Partial<SignOptions>[] = [
+      {},
+      { credentials: { accessKeyId: KEY_ID, secretAccessKey: `${SECRET}2` } },
+      { region: "us-east-1" },
+      { service: "execute-api" },
+      { date: new Date("2024-05-07T07:08:09Z") },
+      { region: "eu-west-1a", service: "ppsync" }, // the same letters, split differently
+    ];
+    for (const change of variants) {
+      const fresh = await createSigner(webPrimitives)(request, { ...options, ...change });
+      assert.deepEqual(
+        [...await shared(request, { ...options, ...change })],
+        [...fresh],
+        JSON.stringify(change),
+      );
+    }
+  });
+
+  // In the npm build, crypto.ts is mapped to crypto_node.ts: there is no CryptoKey to look at.
+  const onWebCrypto = webPrimitives.hmacKey("probe") instanceof Promise;
+  const skip = onWebCrypto ? false : "crypto.ts is mapped to crypto_node.ts here (npm build on Node)";
+  it("keeps the imported CryptoKey on Web Crypto: non-extractable, for signing only", { skip }, async () => {
+    const keys = new Map<string, webPrimitives.MaybePromise<CryptoKey>>();
+    const sign = createSigner(webPrimitives, keys);
+    const first = await sign(request, options);
+    const [cached] = [...keys.values()];
+    const key = await cached!;
+    assert.ok(key instanceof CryptoKey);
+    assert.equal(key.extractable, false);
+    assert.deepEqual(key.usages, ["sign"]);
+    assert.deepEqual([...await sign(request, options)], [...first]);
+    assert.equal(keys.size, 1);
+    assert.equal([...keys.values()][0], cached);
+  });
+
+  it("keeps secrets out of sight: a signed Headers holds no secret key", async () => {
+    const headers = await signRequest(request, options);
+    assert.ok(![...headers].some(([, value]) => value.includes(SECRET)));
+  });
+});
+
+describe("crypto variants", () => {
+  const inputs = ["", "a", "é😀\u0000", "x".repeat(1000), '{"query":"{ a }","variables":{"s":""}}'];
+
+  it("crypto_node.ts computes what crypto.ts computes", async () => {
+    for (const data of inputs) {
+      assert.equal(await nodePrimitives.sha256Hex(data), await webPrimitives.sha256Hex(data));
+      for (const secret of ["k", "clé 😀", new Uint8Array([0, 1, 255]), new Uint8Array(64).buffer]) {
+        const webKey = await webPrimitives.hmacKey(secret);
+        const nodeKey = await nodePrimitives.hmacKey(secret);
+        assert.equal(await nodePrimitives.hmacHex(nodeKey, data), await webPrimitives.hmacHex(webKey, data));
+        assert.deepEqual(
+          new Uint8Array(await nodePrimitives.hmac(nodeKey, data)),
+          new Uint8Array(await webPrimitives.hmac(webKey, data)),
+        );
+      }
+    }
+  });
+
+  it("crypto_node.ts exports the same names as crypto.ts, so the npm build can swap the files", () => {
+    assert.deepEqual(Object.keys(nodePrimitives).sort(), Object.keys(webPrimitives).sort());
+    for (const name of Object.keys(webPrimitives) as (keyof typeof webPrimitives)[]) {
+      assert.equal(nodePrimitives[name].length, webPrimitives[name].length, name);
+    }
+  });
+
+  it("crypto_node.ts answers synchronously, so the signer's awaits cost next to nothing", () => {
+    const key = nodePrimitives.hmacKey("k");
+    assert.ok(!(key instanceof Promise));
+    for (
+      const value of [
+        nodePrimitives.hmac(key, "d"),
+        nodePrimitives.hmacHex(key, "d"),
+        nodePrimitives.sha256Hex("d"),
+      ]
+    ) {
+      assert.ok(!(value instanceof Promise));
+    }
+  });
+});
