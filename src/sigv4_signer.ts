@@ -139,6 +139,8 @@ async (request, options) => {
     method,
     uriEncode(url.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/"),
     // A space sorts before any encoded character: sorting "key value" sorts by key, then by value.
+    // (Without a query, `searchParams` is not read: making it costs a thirtieth of a signature on Deno.)
+    url.search &&
     [...url.searchParams].map(([key, value]) => uriEncode(key) + " " + uriEncode(value)).sort().join("&")
       .replace(/ /g, "="),
     lines,
