@@ -1,4 +1,4 @@
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "graphql";
 import { type AuthOptions, ServiceClient, ServiceGraphQLError, ServiceHttpError } from "../mod.ts";
@@ -14,8 +14,7 @@ import {
 } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-const endpoint: Endpoint = await startEndpoint();
-after(() => endpoint.close());
+let endpoint: Endpoint;
 
 function lastRequest() {
   const request = endpoint.requests.at(-1);
@@ -25,262 +24,277 @@ function lastRequest() {
 
 const MODES = AUTH_MODES;
 
-describe("wire request", () => {
-  it("POSTs JSON {query, variables, operationName} with content-type application/json; charset=UTF-8", async () => {
-    const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
-    const data = await client.request<{ echo: string }, { m: string }>(
-      "query Echo($m: String!) { echo(message: $m) }",
-      { m: "héllo ✓" },
-      { operationName: "Echo" },
-    );
-    assert.deepEqual(data, { echo: "héllo ✓" });
-    const request = lastRequest();
-    assert.equal(request.method, "POST");
-    assert.equal(request.path, "/graphql");
-    assert.equal(request.headers["content-type"], "application/json; charset=UTF-8");
-    assert.deepEqual(JSON.parse(request.body), {
-      query: "query Echo($m: String!) { echo(message: $m) }",
-      variables: { m: "héllo ✓" },
-      operationName: "Echo",
+// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+// waits for an empty event loop before a file-level after().
+describe("client", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
+  });
+  after(() => endpoint.close());
+
+  describe("wire request", () => {
+    it("POSTs JSON {query, variables, operationName} with content-type application/json; charset=UTF-8", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      const data = await client.request<{ echo: string }, { m: string }>(
+        "query Echo($m: String!) { echo(message: $m) }",
+        { m: "héllo ✓" },
+        { operationName: "Echo" },
+      );
+      assert.deepEqual(data, { echo: "héllo ✓" });
+      const request = lastRequest();
+      assert.equal(request.method, "POST");
+      assert.equal(request.path, "/graphql");
+      assert.equal(request.headers["content-type"], "application/json; charset=UTF-8");
+      assert.deepEqual(JSON.parse(request.body), {
+        query: "query Echo($m: String!) { echo(message: $m) }",
+        variables: { m: "héllo ✓" },
+        operationName: "Echo",
+      });
+    });
+
+    it("omits variables and operationName when absent", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      await client.request("{ hello }");
+      assert.equal(lastRequest().body, '{"query":"{ hello }"}');
+    });
+
+    it("accepts a URL object for url", async () => {
+      const client = new ServiceClient({
+        url: new URL(endpoint.url),
+        auth: { type: "apiKey", apiKey: API_KEY },
+      });
+      assert.deepEqual(await client.request("{ hello }"), { hello: "world" });
     });
   });
 
-  it("omits variables and operationName when absent", async () => {
-    const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
-    await client.request("{ hello }");
-    assert.equal(lastRequest().body, '{"query":"{ hello }"}');
-  });
+  describe("auth modes", () => {
+    for (const [mode, auth] of MODES) {
+      it(`${mode}: the endpoint accepts the request and the header is exactly as the service expects`, async () => {
+        const client = new ServiceClient({ url: endpoint.url, auth });
+        assert.deepEqual(await client.request("{ whoami }"), { whoami: mode });
+        const headers = lastRequest().headers;
+        switch (mode) {
+          case "apiKey":
+            assert.equal(headers["x-api-key"], API_KEY);
+            assert.equal(headers["authorization"], undefined);
+            break;
+          case "userpool":
+            assert.equal(headers["authorization"], USERPOOL_JWT);
+            break;
+          case "oidc":
+            assert.equal(headers["authorization"], OIDC_JWT);
+            break;
+          case "lambda":
+            assert.equal(headers["authorization"], LAMBDA_TOKEN);
+            break;
+          case "iam":
+            assert.match(
+              headers["authorization"]!,
+              /^AWS4-HMAC-SHA256 Credential=AKIDSENTINELEXAMPLE\/\d{8}\/us-east-1\/appsync\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/,
+            );
+            assert.match(headers["x-amz-date"]!, /^\d{8}T\d{6}Z$/);
+            assert.equal(headers["x-amz-security-token"], CREDENTIALS.sessionToken);
+            break;
+        }
+      });
+    }
 
-  it("accepts a URL object for url", async () => {
-    const client = new ServiceClient({
-      url: new URL(endpoint.url),
-      auth: { type: "apiKey", apiKey: API_KEY },
+    it("iam without a session token sends no x-amz-security-token", async () => {
+      const { accessKeyId, secretAccessKey } = CREDENTIALS;
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "iam", region: REGION, credentials: { accessKeyId, secretAccessKey } },
+      });
+      assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+      assert.equal(lastRequest().headers["x-amz-security-token"], undefined);
     });
-    assert.deepEqual(await client.request("{ hello }"), { hello: "world" });
-  });
-});
 
-describe("auth modes", () => {
-  for (const [mode, auth] of MODES) {
-    it(`${mode}: the endpoint accepts the request and the header is exactly as the service expects`, async () => {
-      const client = new ServiceClient({ url: endpoint.url, auth });
-      assert.deepEqual(await client.request("{ whoami }"), { whoami: mode });
-      const headers = lastRequest().headers;
-      switch (mode) {
-        case "apiKey":
-          assert.equal(headers["x-api-key"], API_KEY);
-          assert.equal(headers["authorization"], undefined);
-          break;
-        case "userpool":
-          assert.equal(headers["authorization"], USERPOOL_JWT);
-          break;
-        case "oidc":
-          assert.equal(headers["authorization"], OIDC_JWT);
-          break;
-        case "lambda":
-          assert.equal(headers["authorization"], LAMBDA_TOKEN);
-          break;
-        case "iam":
-          assert.match(
-            headers["authorization"]!,
-            /^AWS4-HMAC-SHA256 Credential=AKIDSENTINELEXAMPLE\/\d{8}\/us-east-1\/appsync\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/,
-          );
-          assert.match(headers["x-amz-date"]!, /^\d{8}T\d{6}Z$/);
-          assert.equal(headers["x-amz-security-token"], CREDENTIALS.sessionToken);
-          break;
-      }
+    it("tokens are never prefixed with Bearer (the endpoint refuses a prefixed one with 401)", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "userpool", jwtToken: `Bearer ${USERPOOL_JWT}` },
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceHttpError);
+      assert.equal(err.status, 401);
+      assert.equal(err.errors[0]?.errorType, "UnauthorizedException");
     });
-  }
 
-  it("iam without a session token sends no x-amz-security-token", async () => {
-    const { accessKeyId, secretAccessKey } = CREDENTIALS;
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "iam", region: REGION, credentials: { accessKeyId, secretAccessKey } },
+    it("a wrong API key gives ServiceHttpError 401 with the parsed errors", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: "da2-wrong" } });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceHttpError);
+      assert.equal(err.status, 401);
+      assert.equal(err.code, "HTTP_ERROR");
+      assert.deepEqual(err.body, {
+        errors: [{
+          errorType: "UnauthorizedException",
+          message: "You are not authorized to make this call.",
+        }],
+      });
+      assert.equal(err.message, "HTTP 401 Unauthorized");
     });
-    assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
-    assert.equal(lastRequest().headers["x-amz-security-token"], undefined);
-  });
 
-  it("tokens are never prefixed with Bearer (the endpoint refuses a prefixed one with 401)", async () => {
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "userpool", jwtToken: `Bearer ${USERPOOL_JWT}` },
+    it("an API key getter is called on every request, so rotation takes effect on the next one", async () => {
+      let key = API_KEY;
+      let calls = 0;
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: () => (calls++, key) },
+      });
+      await client.request("{ hello }");
+      endpoint.apiKeys.add("da2-rotated");
+      key = "da2-rotated";
+      await client.request("{ hello }");
+      endpoint.apiKeys.delete("da2-rotated");
+      assert.equal(calls, 2);
+      assert.equal(lastRequest().headers["x-api-key"], "da2-rotated");
     });
-    const err = await rejection(client.request("{ hello }"));
-    assert.ok(err instanceof ServiceHttpError);
-    assert.equal(err.status, 401);
-    assert.equal(err.errors[0]?.errorType, "UnauthorizedException");
-  });
 
-  it("a wrong API key gives ServiceHttpError 401 with the parsed errors", async () => {
-    const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: "da2-wrong" } });
-    const err = await rejection(client.request("{ hello }"));
-    assert.ok(err instanceof ServiceHttpError);
-    assert.equal(err.status, 401);
-    assert.equal(err.code, "HTTP_ERROR");
-    assert.deepEqual(err.body, {
-      errors: [{ errorType: "UnauthorizedException", message: "You are not authorized to make this call." }],
-    });
-    assert.equal(err.message, "HTTP 401 Unauthorized");
-  });
+    for (const [mode, auth] of MODES.filter(([m]) => m !== "apiKey" && m !== "iam")) {
+      it(`${mode}: an async token function is awaited on every request (silent refresh)`, async () => {
+        const field = mode === "lambda" ? "authorizationToken" : "jwtToken";
+        const value = (auth as unknown as Record<string, string>)[field];
+        let calls = 0;
+        const client = new ServiceClient({
+          url: endpoint.url,
+          auth: {
+            ...auth,
+            [field]: async () => (calls++, await Promise.resolve(value as string)),
+          } as AuthOptions,
+        });
+        await client.request("{ whoami }");
+        await client.request("{ whoami }");
+        assert.equal(calls, 2);
+      });
+    }
 
-  it("an API key getter is called on every request, so rotation takes effect on the next one", async () => {
-    let key = API_KEY;
-    let calls = 0;
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "apiKey", apiKey: () => (calls++, key) },
-    });
-    await client.request("{ hello }");
-    endpoint.apiKeys.add("da2-rotated");
-    key = "da2-rotated";
-    await client.request("{ hello }");
-    endpoint.apiKeys.delete("da2-rotated");
-    assert.equal(calls, 2);
-    assert.equal(lastRequest().headers["x-api-key"], "da2-rotated");
-  });
-
-  for (const [mode, auth] of MODES.filter(([m]) => m !== "apiKey" && m !== "iam")) {
-    it(`${mode}: an async token function is awaited on every request (silent refresh)`, async () => {
-      const field = mode === "lambda" ? "authorizationToken" : "jwtToken";
-      const value = (auth as unknown as Record<string, string>)[field];
+    it("iam: a credentials provider is called per request (sync and async)", async () => {
       let calls = 0;
       const client = new ServiceClient({
         url: endpoint.url,
         auth: {
-          ...auth,
-          [field]: async () => (calls++, await Promise.resolve(value as string)),
-        } as AuthOptions,
+          type: "iam",
+          region: REGION,
+          credentials: () => (calls++, Promise.resolve({ ...CREDENTIALS })),
+        },
       });
-      await client.request("{ whoami }");
-      await client.request("{ whoami }");
+      await client.request("{ hello }");
+      await client.request("{ hello }");
       assert.equal(calls, 2);
     });
-  }
+  });
 
-  it("iam: a credentials provider is called per request (sync and async)", async () => {
-    let calls = 0;
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: {
-        type: "iam",
-        region: REGION,
-        credentials: () => (calls++, Promise.resolve({ ...CREDENTIALS })),
-      },
+  describe("responses", () => {
+    const client = () => new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+
+    it("2xx with data and no errors resolves the data", async () => {
+      const data = await client().request<{ post: { title: string; author: { name: string } } }>(
+        '{ post(id: "1") { title author { name } } }',
+      );
+      assert.deepEqual(data, { post: { title: "Hello", author: { name: "Ada" } } });
     });
-    await client.request("{ hello }");
-    await client.request("{ hello }");
-    assert.equal(calls, 2);
-  });
-});
 
-describe("responses", () => {
-  const client = () => new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
-
-  it("2xx with data and no errors resolves the data", async () => {
-    const data = await client().request<{ post: { title: string; author: { name: string } } }>(
-      '{ post(id: "1") { title author { name } } }',
-    );
-    assert.deepEqual(data, { post: { title: "Hello", author: { name: "Ada" } } });
-  });
-
-  it("partial data with errors: request throws ServiceGraphQLError carrying errors and the partial data", async () => {
-    const err = await rejection(client().request("{ hello secret }"));
-    assert.ok(err instanceof ServiceGraphQLError);
-    assert.equal(err.code, "GRAPHQL_ERROR");
-    assert.equal(err.errors.length, 1);
-    assert.equal(err.errors[0]!.errorType, "Unauthorized");
-    assert.deepEqual(err.errors[0]!.path, ["secret"]);
-    assert.deepEqual(err.data, { hello: "world", secret: null });
-    assert.equal(err.message, "GraphQL request failed with 1 error");
-  });
-
-  it("requestRaw returns {data, errors} for the same response without throwing", async () => {
-    const result = await client().requestRaw<{ hello: string; secret: string | null }>("{ hello secret }");
-    assert.deepEqual(result.data, { hello: "world", secret: null });
-    assert.equal(result.errors?.[0]?.message, "Not Authorized to access secret on type Query");
-  });
-
-  it("requestRaw returns extensions when the server sends them", async () => {
-    endpoint.route("ext", (_req, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ data: { hello: "world" }, extensions: { cost: 3 } }));
+    it("partial data with errors: request throws ServiceGraphQLError carrying errors and the partial data", async () => {
+      const err = await rejection(client().request("{ hello secret }"));
+      assert.ok(err instanceof ServiceGraphQLError);
+      assert.equal(err.code, "GRAPHQL_ERROR");
+      assert.equal(err.errors.length, 1);
+      assert.equal(err.errors[0]!.errorType, "Unauthorized");
+      assert.deepEqual(err.errors[0]!.path, ["secret"]);
+      assert.deepEqual(err.data, { hello: "world", secret: null });
+      assert.equal(err.message, "GraphQL request failed with 1 error");
     });
-    const c = new ServiceClient({ url: endpoint.urlFor("ext"), auth: { type: "apiKey", apiKey: API_KEY } });
-    assert.deepEqual(await c.requestRaw("{ hello }"), { data: { hello: "world" }, extensions: { cost: 3 } });
-  });
 
-  it("errors with data null: request throws; requestRaw returns data null", async () => {
-    const err = await rejection(client().request("{ nope }"));
-    assert.ok(err instanceof ServiceGraphQLError);
-    assert.equal(err.data, null);
-    const raw = await client().requestRaw("{ nope }");
-    assert.equal(raw.data, null);
-    assert.match(raw.errors![0]!.message, /nope/);
-  });
-
-  it("an empty errors array counts as no errors", async () => {
-    endpoint.route("empty-errors", (_req, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ data: { hello: "world" }, errors: [] }));
+    it("requestRaw returns {data, errors} for the same response without throwing", async () => {
+      const result = await client().requestRaw<{ hello: string; secret: string | null }>("{ hello secret }");
+      assert.deepEqual(result.data, { hello: "world", secret: null });
+      assert.equal(result.errors?.[0]?.message, "Not Authorized to access secret on type Query");
     });
-    const c = new ServiceClient({
-      url: endpoint.urlFor("empty-errors"),
-      auth: { type: "apiKey", apiKey: API_KEY },
+
+    it("requestRaw returns extensions when the server sends them", async () => {
+      endpoint.route("ext", (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ data: { hello: "world" }, extensions: { cost: 3 } }));
+      });
+      const c = new ServiceClient({ url: endpoint.urlFor("ext"), auth: { type: "apiKey", apiKey: API_KEY } });
+      assert.deepEqual(await c.requestRaw("{ hello }"), {
+        data: { hello: "world" },
+        extensions: { cost: 3 },
+      });
     });
-    assert.deepEqual(await c.request("{ hello }"), { hello: "world" });
-  });
 
-  it("query and mutate are aliases of request", async () => {
-    const c = client();
-    assert.deepEqual(await c.query("{ hello }"), { hello: "world" });
-    const data = await c.mutate<{ addPost: { title: string } }, { t: string }>(
-      "mutation Add($t: String!) { addPost(title: $t) { title } }",
-      { t: "New" },
-    );
-    assert.deepEqual(data, { addPost: { title: "New" } });
-  });
-
-  it("a parsed DocumentNode (with loc) sends its source text and its single operation's name", async () => {
-    const source = "query Hello { hello }";
-    await client().request(parse(source));
-    assert.deepEqual(JSON.parse(lastRequest().body), { query: source, operationName: "Hello" });
-  });
-
-  it("a DocumentNode without loc is printed, and the result runs on the endpoint", async () => {
-    const document = parse('query P { post(id: "2") { title content } }', { noLocation: true });
-    const data = await client().request(document);
-    assert.deepEqual(data, { post: { title: "Héllo wörld ✓", content: null } });
-    const sent = JSON.parse(lastRequest().body);
-    assert.equal(sent.operationName, "P");
-    assert.deepEqual(parse(sent.query, { noLocation: true }), document);
-  });
-
-  it("a document with several operations sends no operationName unless the caller names one", async () => {
-    const document = parse("query A { hello } query B { whoami }");
-    const raw = await client().requestRaw(document);
-    assert.equal(JSON.parse(lastRequest().body).operationName, undefined);
-    assert.ok(raw.errors?.length, "the endpoint asks for an operation name");
-    assert.deepEqual(await client().request(document, undefined, { operationName: "B" }), {
-      whoami: "apiKey",
+    it("errors with data null: request throws; requestRaw returns data null", async () => {
+      const err = await rejection(client().request("{ nope }"));
+      assert.ok(err instanceof ServiceGraphQLError);
+      assert.equal(err.data, null);
+      const raw = await client().requestRaw("{ nope }");
+      assert.equal(raw.data, null);
+      assert.match(raw.errors![0]!.message, /nope/);
     });
-  });
 
-  it("a codegen TypedDocumentString (a String object) is sent as its text", async () => {
-    class TypedDocumentString<TResult, TVariables> extends String {
-      declare __apiType?: (variables: TVariables) => TResult;
-      constructor(private value: string) {
-        super(value);
+    it("an empty errors array counts as no errors", async () => {
+      endpoint.route("empty-errors", (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ data: { hello: "world" }, errors: [] }));
+      });
+      const c = new ServiceClient({
+        url: endpoint.urlFor("empty-errors"),
+        auth: { type: "apiKey", apiKey: API_KEY },
+      });
+      assert.deepEqual(await c.request("{ hello }"), { hello: "world" });
+    });
+
+    it("query and mutate are aliases of request", async () => {
+      const c = client();
+      assert.deepEqual(await c.query("{ hello }"), { hello: "world" });
+      const data = await c.mutate<{ addPost: { title: string } }, { t: string }>(
+        "mutation Add($t: String!) { addPost(title: $t) { title } }",
+        { t: "New" },
+      );
+      assert.deepEqual(data, { addPost: { title: "New" } });
+    });
+
+    it("a parsed DocumentNode (with loc) sends its source text and its single operation's name", async () => {
+      const source = "query Hello { hello }";
+      await client().request(parse(source));
+      assert.deepEqual(JSON.parse(lastRequest().body), { query: source, operationName: "Hello" });
+    });
+
+    it("a DocumentNode without loc is printed, and the result runs on the endpoint", async () => {
+      const document = parse('query P { post(id: "2") { title content } }', { noLocation: true });
+      const data = await client().request(document);
+      assert.deepEqual(data, { post: { title: "Héllo wörld ✓", content: null } });
+      const sent = JSON.parse(lastRequest().body);
+      assert.equal(sent.operationName, "P");
+      assert.deepEqual(parse(sent.query, { noLocation: true }), document);
+    });
+
+    it("a document with several operations sends no operationName unless the caller names one", async () => {
+      const document = parse("query A { hello } query B { whoami }");
+      const raw = await client().requestRaw(document);
+      assert.equal(JSON.parse(lastRequest().body).operationName, undefined);
+      assert.ok(raw.errors?.length, "the endpoint asks for an operation name");
+      assert.deepEqual(await client().request(document, undefined, { operationName: "B" }), {
+        whoami: "apiKey",
+      });
+    });
+
+    it("a codegen TypedDocumentString (a String object) is sent as its text", async () => {
+      class TypedDocumentString<TResult, TVariables> extends String {
+        declare __apiType?: (variables: TVariables) => TResult;
+        constructor(private value: string) {
+          super(value);
+        }
+        override toString(): string {
+          return this.value;
+        }
       }
-      override toString(): string {
-        return this.value;
-      }
-    }
-    const doc = new TypedDocumentString<{ echo: string }, { m: string }>(
-      "query E($m: String!) { echo(message: $m) }",
-    );
-    const data = await client().request(doc, { m: "typed" });
-    assert.equal(data.echo, "typed");
+      const doc = new TypedDocumentString<{ echo: string }, { m: string }>(
+        "query E($m: String!) { echo(message: $m) }",
+      );
+      const data = await client().request(doc, { m: "typed" });
+      assert.equal(data.echo, "typed");
+    });
   });
 });

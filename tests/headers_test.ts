@@ -1,4 +1,4 @@
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { Hash } from "@smithy/hash-node";
@@ -6,144 +6,163 @@ import { ServiceClient } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY, CREDENTIALS, REGION, rejection } from "./_fixtures.ts";
 
-const endpoint: Endpoint = await startEndpoint();
-after(() => endpoint.close());
+let endpoint: Endpoint;
 
 const last = () => endpoint.requests.at(-1)!;
 
-describe("caller headers", () => {
-  it("client headers, then request headers, then the auth header: request wins over client", async () => {
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "apiKey", apiKey: API_KEY },
-      headers: { "X-Trace": "client", "x-app": "demo" },
-    });
-    await client.request("{ hello }", undefined, { headers: new Headers({ "x-trace": "request" }) });
-    const { headers } = last();
-    assert.equal(headers["x-trace"], "request");
-    assert.equal(headers["x-app"], "demo");
-    assert.equal(headers["x-api-key"], API_KEY);
-    assert.equal(headers["content-type"], "application/json; charset=UTF-8");
+// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+// waits for an empty event loop before a file-level after().
+describe("headers", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
   });
+  after(() => endpoint.close());
 
-  for (
-    const name of ["content-type", "Authorization", "x-api-key", "host", "X-Amz-Date", "x-amz-security-token"]
-  ) {
-    it(`reserved header ${name} is refused with a clear error, not silently overridden`, () => {
-      assert.throws(
-        () =>
-          new ServiceClient({
-            url: endpoint.url,
-            auth: { type: "apiKey", apiKey: API_KEY },
-            headers: { [name]: "x" },
-          }),
-        new RegExp(`\`${name.toLowerCase()}\` is set by the client`),
-      );
-    });
-  }
-
-  it("iam: caller headers are signed (the endpoint recomputes the signature with smithy and accepts it)", async () => {
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
-      headers: { "x-app": "demo" },
-    });
-    const data = await client.request("{ whoami }", undefined, { headers: { "x-request-id": "r-42" } });
-    assert.deepEqual(data, { whoami: "iam" });
-    const { headers } = last();
-    const signed = /SignedHeaders=([^,]+)/.exec(headers["authorization"]!)![1]!.split(";");
-    assert.deepEqual(signed, [
-      "content-type",
-      "host",
-      "x-amz-date",
-      "x-amz-security-token",
-      "x-app",
-      "x-request-id",
-    ]);
-  });
-
-  it("iam: our headers equal @smithy/signature-v4's for the same request, caller headers included", async () => {
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
-      headers: { "x-app": "demo" },
-    });
-    await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-43" } });
-    const sent = last();
-    const date = sent.headers["x-amz-date"]!;
-    const signer = new SignatureV4({
-      service: "appsync",
-      region: REGION,
-      credentials: CREDENTIALS,
-      sha256: Hash.bind(null, "sha256"),
-      applyChecksum: false,
-    });
-    const url = new URL(endpoint.url);
-    const expected = await signer.sign({
-      method: "POST",
-      protocol: "http:",
-      hostname: url.hostname,
-      port: Number(url.port),
-      path: url.pathname,
-      query: {},
-      headers: {
-        "content-type": "application/json; charset=UTF-8",
-        host: url.host,
-        "x-app": "demo",
-        "x-request-id": "r-43",
-      },
-      body: sent.body,
-    }, {
-      signingDate: new Date(
-        date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"),
-      ),
-    });
-    assert.equal(sent.headers["authorization"], expected.headers["authorization"]);
-    assert.equal(sent.headers["x-amz-security-token"], expected.headers["x-amz-security-token"]);
-  });
-});
-
-describe("clock skew (iam)", () => {
-  it("a signature rejected for time is re-signed with the server's clock and resent once, without a retry policy", async () => {
-    const skewed = await startEndpoint({ clockOffsetMs: 20 * 60_000 });
-    try {
+  describe("caller headers", () => {
+    it("client headers, then request headers, then the auth header: request wins over client", async () => {
       const client = new ServiceClient({
-        url: skewed.url,
-        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        headers: { "X-Trace": "client", "x-app": "demo" },
       });
-      assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
-      assert.equal(skewed.requests.length, 2, "one refused, one accepted");
-      // The offset is remembered: the next request is accepted at once.
-      await client.request("{ whoami }");
-      assert.equal(skewed.requests.length, 3);
-    } finally {
-      await skewed.close();
-    }
-  });
-
-  it("a clock far behind the server is corrected too (signature not yet current)", async () => {
-    const skewed = await startEndpoint({ clockOffsetMs: -20 * 60_000 });
-    try {
-      const client = new ServiceClient({
-        url: skewed.url,
-        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
-      });
-      assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
-      assert.equal(skewed.requests.length, 2);
-    } finally {
-      await skewed.close();
-    }
-  });
-
-  it("a signature refused for another reason is not resent", async () => {
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "iam", region: REGION, credentials: { ...CREDENTIALS, secretAccessKey: "wrong-secret" } },
+      await client.request("{ hello }", undefined, { headers: new Headers({ "x-trace": "request" }) });
+      const { headers } = last();
+      assert.equal(headers["x-trace"], "request");
+      assert.equal(headers["x-app"], "demo");
+      assert.equal(headers["x-api-key"], API_KEY);
+      assert.equal(headers["content-type"], "application/json; charset=UTF-8");
     });
-    const before = endpoint.requests.length;
-    const err = await rejection(client.request("{ whoami }"));
-    assert.equal(err.status, 403);
-    assert.equal(err.errors[0]!.errorType, "InvalidSignatureException");
-    assert.equal(endpoint.requests.length - before, 1);
+
+    for (
+      const name of [
+        "content-type",
+        "Authorization",
+        "x-api-key",
+        "host",
+        "X-Amz-Date",
+        "x-amz-security-token",
+      ]
+    ) {
+      it(`reserved header ${name} is refused with a clear error, not silently overridden`, () => {
+        assert.throws(
+          () =>
+            new ServiceClient({
+              url: endpoint.url,
+              auth: { type: "apiKey", apiKey: API_KEY },
+              headers: { [name]: "x" },
+            }),
+          new RegExp(`\`${name.toLowerCase()}\` is set by the client`),
+        );
+      });
+    }
+
+    it("iam: caller headers are signed (the endpoint recomputes the signature with smithy and accepts it)", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        headers: { "x-app": "demo" },
+      });
+      const data = await client.request("{ whoami }", undefined, { headers: { "x-request-id": "r-42" } });
+      assert.deepEqual(data, { whoami: "iam" });
+      const { headers } = last();
+      const signed = /SignedHeaders=([^,]+)/.exec(headers["authorization"]!)![1]!.split(";");
+      assert.deepEqual(signed, [
+        "content-type",
+        "host",
+        "x-amz-date",
+        "x-amz-security-token",
+        "x-app",
+        "x-request-id",
+      ]);
+    });
+
+    it("iam: our headers equal @smithy/signature-v4's for the same request, caller headers included", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        headers: { "x-app": "demo" },
+      });
+      await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-43" } });
+      const sent = last();
+      const date = sent.headers["x-amz-date"]!;
+      const signer = new SignatureV4({
+        service: "appsync",
+        region: REGION,
+        credentials: CREDENTIALS,
+        sha256: Hash.bind(null, "sha256"),
+        applyChecksum: false,
+      });
+      const url = new URL(endpoint.url);
+      const expected = await signer.sign({
+        method: "POST",
+        protocol: "http:",
+        hostname: url.hostname,
+        port: Number(url.port),
+        path: url.pathname,
+        query: {},
+        headers: {
+          "content-type": "application/json; charset=UTF-8",
+          host: url.host,
+          "x-app": "demo",
+          "x-request-id": "r-43",
+        },
+        body: sent.body,
+      }, {
+        signingDate: new Date(
+          date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"),
+        ),
+      });
+      assert.equal(sent.headers["authorization"], expected.headers["authorization"]);
+      assert.equal(sent.headers["x-amz-security-token"], expected.headers["x-amz-security-token"]);
+    });
+  });
+
+  describe("clock skew (iam)", () => {
+    it("a signature rejected for time is re-signed with the server's clock and resent once, without a retry policy", async () => {
+      const skewed = await startEndpoint({ clockOffsetMs: 20 * 60_000 });
+      try {
+        const client = new ServiceClient({
+          url: skewed.url,
+          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        });
+        assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+        assert.equal(skewed.requests.length, 2, "one refused, one accepted");
+        // The offset is remembered: the next request is accepted at once.
+        await client.request("{ whoami }");
+        assert.equal(skewed.requests.length, 3);
+      } finally {
+        await skewed.close();
+      }
+    });
+
+    it("a clock far behind the server is corrected too (signature not yet current)", async () => {
+      const skewed = await startEndpoint({ clockOffsetMs: -20 * 60_000 });
+      try {
+        const client = new ServiceClient({
+          url: skewed.url,
+          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        });
+        assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+        assert.equal(skewed.requests.length, 2);
+      } finally {
+        await skewed.close();
+      }
+    });
+
+    it("a signature refused for another reason is not resent", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: {
+          type: "iam",
+          region: REGION,
+          credentials: { ...CREDENTIALS, secretAccessKey: "wrong-secret" },
+        },
+      });
+      const before = endpoint.requests.length;
+      const err = await rejection(client.request("{ whoami }"));
+      assert.equal(err.status, 403);
+      assert.equal(err.errors[0]!.errorType, "InvalidSignatureException");
+      assert.equal(endpoint.requests.length - before, 1);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   buildClientSchema,
@@ -25,26 +25,34 @@ function tokens(text: string): string[] {
   return out;
 }
 
-const endpoint: Endpoint = await startEndpoint();
-after(() => endpoint.close());
+let endpoint: Endpoint;
 
-describe("introspect()", () => {
-  it("the query is graphql's getIntrospectionQuery(), token for token (only whitespace differs)", () => {
-    assert.deepEqual(tokens(INTROSPECTION_QUERY), tokens(getIntrospectionQuery()));
-    assert.deepEqual(
-      parse(INTROSPECTION_QUERY, { noLocation: true }),
-      parse(getIntrospectionQuery(), { noLocation: true }),
-    );
+// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+// waits for an empty event loop before a file-level after().
+describe("introspection", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
   });
+  after(() => endpoint.close());
 
-  it("sends the standard query and resolves the typed schema, which rebuilds the endpoint's SDL", async () => {
-    const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
-    const result = await client.introspect({ timeoutMs: 5_000 });
-    assert.equal(result.__schema.queryType.name, "Query");
-    assert.equal(result.__schema.mutationType?.name, "Mutation");
-    const sent = JSON.parse(endpoint.requests.at(-1)!.body);
-    assert.equal(sent.query, INTROSPECTION_QUERY);
-    const sdl = readFileSync(new URL("./fixtures/schema.graphql", import.meta.url), "utf8");
-    assert.equal(printSchema(buildClientSchema(result)), printSchema(buildSchema(sdl)));
+  describe("introspect()", () => {
+    it("the query is graphql's getIntrospectionQuery(), token for token (only whitespace differs)", () => {
+      assert.deepEqual(tokens(INTROSPECTION_QUERY), tokens(getIntrospectionQuery()));
+      assert.deepEqual(
+        parse(INTROSPECTION_QUERY, { noLocation: true }),
+        parse(getIntrospectionQuery(), { noLocation: true }),
+      );
+    });
+
+    it("sends the standard query and resolves the typed schema, which rebuilds the endpoint's SDL", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      const result = await client.introspect({ timeoutMs: 5_000 });
+      assert.equal(result.__schema.queryType.name, "Query");
+      assert.equal(result.__schema.mutationType?.name, "Mutation");
+      const sent = JSON.parse(endpoint.requests.at(-1)!.body);
+      assert.equal(sent.query, INTROSPECTION_QUERY);
+      const sdl = readFileSync(new URL("./fixtures/schema.graphql", import.meta.url), "utf8");
+      assert.equal(printSchema(buildClientSchema(result)), printSchema(buildSchema(sdl)));
+    });
   });
 });

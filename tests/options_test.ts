@@ -1,4 +1,4 @@
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceAuthError, ServiceClient } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
@@ -278,181 +278,201 @@ const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErro
   ],
 ];
 
-describe("construction rejects bad options with a clear TypeError/RangeError (code INVALID_ARGUMENT)", () => {
-  for (const [name, options, ErrorClass, message] of CONSTRUCTION) {
-    it(name, () => {
-      assert.throws(
-        () => new ServiceClient(options as never),
-        (err: Error) => {
-          assert.equal(err.constructor, ErrorClass, `${err.constructor.name}: ${err.message}`);
-          assert.match(err.message, message);
-          assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
-          for (const secret of SECRETS) assert.ok(!err.message.includes(secret), "no secret in the message");
-          return true;
-        },
-      );
+// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+// waits for an empty event loop before a file-level after().
+describe("options", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
+  });
+  after(() => endpoint.close());
+
+  describe("construction rejects bad options with a clear TypeError/RangeError (code INVALID_ARGUMENT)", () => {
+    for (const [name, options, ErrorClass, message] of CONSTRUCTION) {
+      it(name, () => {
+        assert.throws(
+          () => new ServiceClient(options as never),
+          (err: Error) => {
+            assert.equal(err.constructor, ErrorClass, `${err.constructor.name}: ${err.message}`);
+            assert.match(err.message, message);
+            assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
+            for (const secret of SECRETS) {
+              assert.ok(!err.message.includes(secret), "no secret in the message");
+            }
+            return true;
+          },
+        );
+      });
+    }
+
+    it("the table holds at least 40 cases", () => assert.ok(CONSTRUCTION.length >= 40));
+
+    it("a runtime without fetch and no fetch option is refused at construction", () => {
+      const original = Object.getOwnPropertyDescriptor(globalThis, "fetch")!;
+      // deno-lint-ignore no-explicit-any
+      delete (globalThis as any).fetch;
+      try {
+        assert.throws(
+          () => new ServiceClient({ url: URL_, auth: { type: "apiKey", apiKey: "k" } }),
+          /no global fetch/,
+        );
+        assert.doesNotThrow(() =>
+          new ServiceClient({
+            url: URL_,
+            auth: { type: "apiKey", apiKey: "k" },
+            fetch: () => Promise.reject(),
+          })
+        );
+      } finally {
+        Object.defineProperty(globalThis, "fetch", original);
+      }
     });
-  }
+  });
 
-  it("the table holds at least 40 cases", () => assert.ok(CONSTRUCTION.length >= 40));
+  let endpoint: Endpoint;
 
-  it("a runtime without fetch and no fetch option is refused at construction", () => {
-    const original = Object.getOwnPropertyDescriptor(globalThis, "fetch")!;
-    // deno-lint-ignore no-explicit-any
-    delete (globalThis as any).fetch;
-    try {
-      assert.throws(
-        () => new ServiceClient({ url: URL_, auth: { type: "apiKey", apiKey: "k" } }),
-        /no global fetch/,
-      );
-      assert.doesNotThrow(() =>
-        new ServiceClient({ url: URL_, auth: { type: "apiKey", apiKey: "k" }, fetch: () => Promise.reject() })
-      );
-    } finally {
-      Object.defineProperty(globalThis, "fetch", original);
+  describe("per-request bad input rejects before sending", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const CASES: ReadonlyArray<[string, unknown, unknown, unknown, RegExp]> = [
+      ["document a number", 42, undefined, undefined, /Invalid document: .*current value is 42/],
+      ["document null", null, undefined, undefined, /Invalid document: .*null/],
+      ["document an unrelated object", { query: "{ hello }" }, undefined, undefined, /Invalid document/],
+      ["document empty", "", undefined, undefined, /the query text is empty/],
+      ["document blank", "  \n ", undefined, undefined, /the query text is empty/],
+      [
+        "variables a string",
+        "{ hello }",
+        "x",
+        undefined,
+        /Invalid variables: expected an object, current value is a string/,
+      ],
+      [
+        "variables an array",
+        "{ hello }",
+        [1],
+        undefined,
+        /Invalid variables: expected an object, current value is an array/,
+      ],
+      ["variables with a BigInt", "{ hello }", { n: 1n }, undefined, /cannot be serialized to JSON/],
+      ["variables with a cycle", "{ hello }", cycle, undefined, /cannot be serialized to JSON/],
+      ["options not an object", "{ hello }", undefined, 5, /Invalid request options/],
+      ["timeoutMs 0", "{ hello }", undefined, { timeoutMs: 0 }, /request timeoutMs/],
+      ["timeoutMs negative", "{ hello }", undefined, { timeoutMs: -1 }, /request timeoutMs/],
+      ["timeoutMs NaN", "{ hello }", undefined, { timeoutMs: NaN }, /request timeoutMs: .*NaN/],
+      [
+        "timeoutMs Infinity",
+        "{ hello }",
+        undefined,
+        { timeoutMs: Infinity },
+        /request timeoutMs: .*Infinity/,
+      ],
+      ["timeoutMs huge", "{ hello }", undefined, { timeoutMs: 1e12 }, /request timeoutMs/],
+      ["signal not an AbortSignal", "{ hello }", undefined, { signal: "stop" }, /Invalid request signal/],
+      ["operationName empty", "{ hello }", undefined, { operationName: "" }, /Invalid operationName/],
+      [
+        "headers reserved",
+        "{ hello }",
+        undefined,
+        { headers: { "x-api-key": "k" } },
+        /`x-api-key` is set by the client/,
+      ],
+      [
+        "headers with CR/LF",
+        "{ hello }",
+        undefined,
+        { headers: { "x-a": "a\r\nb" } },
+        /not a valid HTTP header/,
+      ],
+      [
+        "option typo: timeout",
+        "{ hello }",
+        undefined,
+        { timeout: 5 },
+        /Unknown option `timeout` in request options: did you mean `timeoutMs`\?/,
+      ],
+      ["option typo: variables", "{ hello }", undefined, { variables: {} }, /Unknown option `variables`/],
+    ];
+    for (const [name, document, variables, options, message] of CASES) {
+      it(name, async () => {
+        let calls = 0;
+        const client = new ServiceClient({
+          url: endpoint.url,
+          auth: { type: "apiKey", apiKey: API_KEY },
+          retry: { attempts: 3, baseDelayMs: 1 },
+          fetch: (input, init) => (calls++, fetch(input, init)),
+        });
+        const err = await client.request(document as string, variables as never, options as never).catch((
+          e,
+        ) => e);
+        assert.ok(err instanceof TypeError || err instanceof RangeError, String(err));
+        assert.ok("code" in err);
+        assert.equal(err.code, "INVALID_ARGUMENT");
+        assert.match(err.message, message);
+        assert.equal(calls, 0, "nothing was sent");
+      });
     }
   });
-});
 
-const endpoint: Endpoint = await startEndpoint();
-after(() => endpoint.close());
-
-describe("per-request bad input rejects before sending", () => {
-  const cycle: Record<string, unknown> = {};
-  cycle.self = cycle;
-  const CASES: ReadonlyArray<[string, unknown, unknown, unknown, RegExp]> = [
-    ["document a number", 42, undefined, undefined, /Invalid document: .*current value is 42/],
-    ["document null", null, undefined, undefined, /Invalid document: .*null/],
-    ["document an unrelated object", { query: "{ hello }" }, undefined, undefined, /Invalid document/],
-    ["document empty", "", undefined, undefined, /the query text is empty/],
-    ["document blank", "  \n ", undefined, undefined, /the query text is empty/],
-    [
-      "variables a string",
-      "{ hello }",
-      "x",
-      undefined,
-      /Invalid variables: expected an object, current value is a string/,
-    ],
-    [
-      "variables an array",
-      "{ hello }",
-      [1],
-      undefined,
-      /Invalid variables: expected an object, current value is an array/,
-    ],
-    ["variables with a BigInt", "{ hello }", { n: 1n }, undefined, /cannot be serialized to JSON/],
-    ["variables with a cycle", "{ hello }", cycle, undefined, /cannot be serialized to JSON/],
-    ["options not an object", "{ hello }", undefined, 5, /Invalid request options/],
-    ["timeoutMs 0", "{ hello }", undefined, { timeoutMs: 0 }, /request timeoutMs/],
-    ["timeoutMs negative", "{ hello }", undefined, { timeoutMs: -1 }, /request timeoutMs/],
-    ["timeoutMs NaN", "{ hello }", undefined, { timeoutMs: NaN }, /request timeoutMs: .*NaN/],
-    ["timeoutMs Infinity", "{ hello }", undefined, { timeoutMs: Infinity }, /request timeoutMs: .*Infinity/],
-    ["timeoutMs huge", "{ hello }", undefined, { timeoutMs: 1e12 }, /request timeoutMs/],
-    ["signal not an AbortSignal", "{ hello }", undefined, { signal: "stop" }, /Invalid request signal/],
-    ["operationName empty", "{ hello }", undefined, { operationName: "" }, /Invalid operationName/],
-    [
-      "headers reserved",
-      "{ hello }",
-      undefined,
-      { headers: { "x-api-key": "k" } },
-      /`x-api-key` is set by the client/,
-    ],
-    [
-      "headers with CR/LF",
-      "{ hello }",
-      undefined,
-      { headers: { "x-a": "a\r\nb" } },
-      /not a valid HTTP header/,
-    ],
-    [
-      "option typo: timeout",
-      "{ hello }",
-      undefined,
-      { timeout: 5 },
-      /Unknown option `timeout` in request options: did you mean `timeoutMs`\?/,
-    ],
-    ["option typo: variables", "{ hello }", undefined, { variables: {} }, /Unknown option `variables`/],
-  ];
-  for (const [name, document, variables, options, message] of CASES) {
-    it(name, async () => {
-      let calls = 0;
-      const client = new ServiceClient({
-        url: endpoint.url,
-        auth: { type: "apiKey", apiKey: API_KEY },
-        retry: { attempts: 3, baseDelayMs: 1 },
-        fetch: (input, init) => (calls++, fetch(input, init)),
+  describe("auth getters that fail", () => {
+    const GETTERS: ReadonlyArray<[string, () => unknown, RegExp]> = [
+      ["throws", () => {
+        throw new Error("token store offline");
+      }, /Cannot authenticate: apiKey getter threw/],
+      ["rejects", () => Promise.reject(new Error("refresh failed")), /getter threw/],
+      ["returns an empty string", () => "", /returned an empty string, expected a non-empty string/],
+      ["returns a number", () => 7, /returned 7/],
+      ["returns undefined", () => undefined, /returned undefined/],
+      ["returns CR/LF", () => `${API_KEY}\r\nx-injected: 1`, /cannot be sent in a header/],
+      ["returns a non-Latin-1 character", () => "key-✓", /cannot be sent in a header/],
+    ];
+    for (const [name, getter, message] of GETTERS) {
+      it(`a getter that ${name} gives ServiceAuthError (AUTH_ERROR), is not retried, sends nothing`, async () => {
+        let calls = 0;
+        let gets = 0;
+        const client = new ServiceClient({
+          url: endpoint.url,
+          auth: { type: "apiKey", apiKey: () => (gets++, getter()) as string },
+          retry: { attempts: 3, baseDelayMs: 1 },
+          fetch: (input, init) => (calls++, fetch(input, init)),
+        });
+        const err = await rejection(client.request("{ hello }"));
+        assert.ok(err instanceof ServiceAuthError, String(err));
+        assert.equal(err.code, "AUTH_ERROR");
+        assert.match(err.message, message);
+        assert.ok(!err.message.includes(API_KEY));
+        assert.equal(calls, 0);
+        assert.equal(gets, 1);
       });
-      const err = await client.request(document as string, variables as never, options as never).catch((e) =>
-        e
-      );
-      assert.ok(err instanceof TypeError || err instanceof RangeError, String(err));
-      assert.ok("code" in err);
-      assert.equal(err.code, "INVALID_ARGUMENT");
-      assert.match(err.message, message);
-      assert.equal(calls, 0, "nothing was sent");
-    });
-  }
-});
+    }
 
-describe("auth getters that fail", () => {
-  const GETTERS: ReadonlyArray<[string, () => unknown, RegExp]> = [
-    ["throws", () => {
-      throw new Error("token store offline");
-    }, /Cannot authenticate: apiKey getter threw/],
-    ["rejects", () => Promise.reject(new Error("refresh failed")), /getter threw/],
-    ["returns an empty string", () => "", /returned an empty string, expected a non-empty string/],
-    ["returns a number", () => 7, /returned 7/],
-    ["returns undefined", () => undefined, /returned undefined/],
-    ["returns CR/LF", () => `${API_KEY}\r\nx-injected: 1`, /cannot be sent in a header/],
-    ["returns a non-Latin-1 character", () => "key-✓", /cannot be sent in a header/],
-  ];
-  for (const [name, getter, message] of GETTERS) {
-    it(`a getter that ${name} gives ServiceAuthError (AUTH_ERROR), is not retried, sends nothing`, async () => {
-      let calls = 0;
-      let gets = 0;
+    it("the getter's error is the cause", async () => {
+      const cause = new Error("offline");
       const client = new ServiceClient({
         url: endpoint.url,
-        auth: { type: "apiKey", apiKey: () => (gets++, getter()) as string },
-        retry: { attempts: 3, baseDelayMs: 1 },
-        fetch: (input, init) => (calls++, fetch(input, init)),
+        auth: {
+          type: "userpool",
+          jwtToken: () => {
+            throw cause;
+          },
+        },
       });
       const err = await rejection(client.request("{ hello }"));
-      assert.ok(err instanceof ServiceAuthError, String(err));
-      assert.equal(err.code, "AUTH_ERROR");
-      assert.match(err.message, message);
-      assert.ok(!err.message.includes(API_KEY));
-      assert.equal(calls, 0);
-      assert.equal(gets, 1);
+      assert.equal(err.cause, cause);
     });
-  }
 
-  it("the getter's error is the cause", async () => {
-    const cause = new Error("offline");
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: {
-        type: "userpool",
-        jwtToken: () => {
-          throw cause;
+    it("an iam provider returning an empty secret gives ServiceAuthError without any key in the message", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: {
+          type: "iam",
+          region: "us-east-1",
+          credentials: () => ({ ...CREDENTIALS, secretAccessKey: "" }),
         },
-      },
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceAuthError);
+      assert.match(err.message, /secretAccessKey must be a non-empty string/);
+      assert.ok(!err.message.includes(CREDENTIALS.accessKeyId));
     });
-    const err = await rejection(client.request("{ hello }"));
-    assert.equal(err.cause, cause);
-  });
-
-  it("an iam provider returning an empty secret gives ServiceAuthError without any key in the message", async () => {
-    const client = new ServiceClient({
-      url: endpoint.url,
-      auth: {
-        type: "iam",
-        region: "us-east-1",
-        credentials: () => ({ ...CREDENTIALS, secretAccessKey: "" }),
-      },
-    });
-    const err = await rejection(client.request("{ hello }"));
-    assert.ok(err instanceof ServiceAuthError);
-    assert.match(err.message, /secretAccessKey must be a non-empty string/);
-    assert.ok(!err.message.includes(CREDENTIALS.accessKeyId));
   });
 });

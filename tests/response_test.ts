@@ -1,12 +1,11 @@
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceClient, ServiceHttpError, ServiceResponseError } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-const endpoint: Endpoint = await startEndpoint();
-after(() => endpoint.close());
+let endpoint: Endpoint;
 
 /** A route answering `status` with a raw body. */
 function raw(
@@ -27,86 +26,96 @@ function raw(
   });
 }
 
-describe("responses that are not GraphQL responses", () => {
-  const BAD_2XX: ReadonlyArray<[string, string, RegExp, unknown]> = [
-    ["invalid JSON", "{not json", /body is not JSON/, "{not json"],
-    ["an empty body", "", /body is not JSON/, ""],
-    ["JSON null", "null", /body is not a JSON object/, null],
-    ["a JSON array", "[1,2]", /body is not a JSON object/, [1, 2]],
-    ["a JSON string", '"ok"', /body is not a JSON object/, "ok"],
-    [
-      '{"errorMessage": …} (a syntax error answer)',
-      '{"errorMessage":"Syntax Error: Unexpected Name"}',
-      /neither data nor errors/,
-      {
-        errorMessage: "Syntax Error: Unexpected Name",
-      },
-    ],
-    ["errors that is not an array", '{"errors":"bad"}', /errors is not an array/, { errors: "bad" }],
-  ];
-  for (const [name, body, message, parsed] of BAD_2XX) {
-    it(`200 with ${name} → ServiceResponseError (BAD_RESPONSE), not retried`, async () => {
-      const route = `bad-${name.replace(/\W+/g, "-")}`;
-      const err = await rejection(raw(route, 200, body).request("{ hello }"));
-      assert.ok(err instanceof ServiceResponseError, String(err));
-      assert.equal(err.code, "BAD_RESPONSE");
-      assert.equal(err.status, 200);
-      assert.match(err.message, message);
-      assert.deepEqual(err.body, parsed);
-      assert.equal(endpoint.requests.filter((r) => r.path === `/${route}/graphql`).length, 1);
-    });
-  }
-
-  it("an HTML 502 from a proxy → ServiceHttpError 502 with the text body, retried", async () => {
-    const html = "<html><body><h1>502 Bad Gateway</h1></body></html>";
-    const err = await rejection(raw("html-502", 502, html, "text/html").request("{ hello }"));
-    assert.ok(err instanceof ServiceHttpError);
-    assert.equal(err.status, 502);
-    assert.equal(err.statusText, "Bad Gateway");
-    assert.equal(err.body, html);
-    assert.deepEqual(err.errors, []);
-    assert.equal(err.message, "HTTP 502 Bad Gateway");
-    assert.equal(endpoint.requests.filter((r) => r.path === "/html-502/graphql").length, 2);
+// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+// waits for an empty event loop before a file-level after().
+describe("responses", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
   });
+  after(() => endpoint.close());
 
-  it("the unwrapped {errorType, message} 401 shape is exposed on errors too", async () => {
-    const body = '{"errorType":"UnauthorizedException","message":"Valid authorization header not provided."}';
-    const err = await rejection(raw("unwrapped-401", 401, body).request("{ hello }"));
-    assert.equal(err.errors[0].errorType, "UnauthorizedException");
-  });
-
-  it("ServiceHttpError keeps statusText and a copy of the headers without set-cookie", async () => {
-    const err = await rejection(
-      raw("cookie-403", 403, "{}", "application/json", {
-        "set-cookie": "session=abc",
-        "x-amzn-requestid": "r-1",
-      })
-        .request("{ hello }"),
-    );
-    assert.ok(err instanceof ServiceHttpError);
-    assert.equal(err.statusText, "Forbidden");
-    assert.equal(err.headers.get("x-amzn-requestid"), "r-1");
-    assert.equal(err.headers.get("set-cookie"), null);
-  });
-
-  it("a redirect is never followed (credentials stay on the configured origin): ServiceHttpError 3xx", async () => {
-    const other = await startEndpoint();
-    try {
-      endpoint.route("redirect", (_req, res) => {
-        res.writeHead(307, { location: other.url });
-        res.end();
+  describe("responses that are not GraphQL responses", () => {
+    const BAD_2XX: ReadonlyArray<[string, string, RegExp, unknown]> = [
+      ["invalid JSON", "{not json", /body is not JSON/, "{not json"],
+      ["an empty body", "", /body is not JSON/, ""],
+      ["JSON null", "null", /body is not a JSON object/, null],
+      ["a JSON array", "[1,2]", /body is not a JSON object/, [1, 2]],
+      ["a JSON string", '"ok"', /body is not a JSON object/, "ok"],
+      [
+        '{"errorMessage": …} (a syntax error answer)',
+        '{"errorMessage":"Syntax Error: Unexpected Name"}',
+        /neither data nor errors/,
+        {
+          errorMessage: "Syntax Error: Unexpected Name",
+        },
+      ],
+      ["errors that is not an array", '{"errors":"bad"}', /errors is not an array/, { errors: "bad" }],
+    ];
+    for (const [name, body, message, parsed] of BAD_2XX) {
+      it(`200 with ${name} → ServiceResponseError (BAD_RESPONSE), not retried`, async () => {
+        const route = `bad-${name.replace(/\W+/g, "-")}`;
+        const err = await rejection(raw(route, 200, body).request("{ hello }"));
+        assert.ok(err instanceof ServiceResponseError, String(err));
+        assert.equal(err.code, "BAD_RESPONSE");
+        assert.equal(err.status, 200);
+        assert.match(err.message, message);
+        assert.deepEqual(err.body, parsed);
+        assert.equal(endpoint.requests.filter((r) => r.path === `/${route}/graphql`).length, 1);
       });
-      const client = new ServiceClient({
-        url: endpoint.urlFor("redirect"),
-        auth: { type: "apiKey", apiKey: API_KEY },
-      });
-      const err = await rejection(client.request("{ hello }"));
-      assert.ok(err instanceof ServiceHttpError);
-      assert.equal(err.status, 307);
-      assert.equal(err.headers.get("location"), other.url);
-      assert.equal(other.requests.length, 0, "the other origin received nothing");
-    } finally {
-      await other.close();
     }
+
+    it("an HTML 502 from a proxy → ServiceHttpError 502 with the text body, retried", async () => {
+      const html = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+      const err = await rejection(raw("html-502", 502, html, "text/html").request("{ hello }"));
+      assert.ok(err instanceof ServiceHttpError);
+      assert.equal(err.status, 502);
+      assert.equal(err.statusText, "Bad Gateway");
+      assert.equal(err.body, html);
+      assert.deepEqual(err.errors, []);
+      assert.equal(err.message, "HTTP 502 Bad Gateway");
+      assert.equal(endpoint.requests.filter((r) => r.path === "/html-502/graphql").length, 2);
+    });
+
+    it("the unwrapped {errorType, message} 401 shape is exposed on errors too", async () => {
+      const body =
+        '{"errorType":"UnauthorizedException","message":"Valid authorization header not provided."}';
+      const err = await rejection(raw("unwrapped-401", 401, body).request("{ hello }"));
+      assert.equal(err.errors[0].errorType, "UnauthorizedException");
+    });
+
+    it("ServiceHttpError keeps statusText and a copy of the headers without set-cookie", async () => {
+      const err = await rejection(
+        raw("cookie-403", 403, "{}", "application/json", {
+          "set-cookie": "session=abc",
+          "x-amzn-requestid": "r-1",
+        })
+          .request("{ hello }"),
+      );
+      assert.ok(err instanceof ServiceHttpError);
+      assert.equal(err.statusText, "Forbidden");
+      assert.equal(err.headers.get("x-amzn-requestid"), "r-1");
+      assert.equal(err.headers.get("set-cookie"), null);
+    });
+
+    it("a redirect is never followed (credentials stay on the configured origin): ServiceHttpError 3xx", async () => {
+      const other = await startEndpoint();
+      try {
+        endpoint.route("redirect", (_req, res) => {
+          res.writeHead(307, { location: other.url });
+          res.end();
+        });
+        const client = new ServiceClient({
+          url: endpoint.urlFor("redirect"),
+          auth: { type: "apiKey", apiKey: API_KEY },
+        });
+        const err = await rejection(client.request("{ hello }"));
+        assert.ok(err instanceof ServiceHttpError);
+        assert.equal(err.status, 307);
+        assert.equal(err.headers.get("location"), other.url);
+        assert.equal(other.requests.length, 0, "the other origin received nothing");
+      } finally {
+        await other.close();
+      }
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   isRetryable,
@@ -14,8 +14,7 @@ import { type Endpoint, send, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-const endpoint: Endpoint = await startEndpoint();
-after(() => endpoint.close());
+let endpoint: Endpoint;
 
 const auth = { type: "apiKey", apiKey: API_KEY } as const;
 const fast = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
@@ -38,218 +37,231 @@ function requestsTo(name: string): number {
   return endpoint.requests.filter((r) => r.path === `/${name}/graphql`).length;
 }
 
-describe("retries", () => {
-  it("without a retry option, a 503 is thrown after one attempt", async () => {
-    const url = flaky("once-503", 503, 1);
-    const err = await rejection(client(url).request("{ hello }"));
-    assert.ok(err instanceof ServiceHttpError);
-    assert.equal(err.status, 503);
-    assert.equal(requestsTo("once-503"), 1);
+// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+// waits for an empty event loop before a file-level after().
+describe("retry", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
   });
+  after(() => endpoint.close());
 
-  for (const status of [500, 502, 503, 504, 429]) {
-    it(`retries HTTP ${status} then returns data`, async () => {
-      const name = `retry-${status}`;
-      const url = flaky(name, status, 2);
-      assert.deepEqual(await client(url, { retry: fast }).request("{ hello }"), { hello: "world" });
-      assert.equal(requestsTo(name), 3);
+  describe("retries", () => {
+    it("without a retry option, a 503 is thrown after one attempt", async () => {
+      const url = flaky("once-503", 503, 1);
+      const err = await rejection(client(url).request("{ hello }"));
+      assert.ok(err instanceof ServiceHttpError);
+      assert.equal(err.status, 503);
+      assert.equal(requestsTo("once-503"), 1);
     });
-  }
 
-  for (const status of [400, 401, 403, 404]) {
-    it(`does not retry HTTP ${status} by default`, async () => {
-      const name = `no-retry-${status}`;
-      const url = flaky(name, status, 5);
+    for (const status of [500, 502, 503, 504, 429]) {
+      it(`retries HTTP ${status} then returns data`, async () => {
+        const name = `retry-${status}`;
+        const url = flaky(name, status, 2);
+        assert.deepEqual(await client(url, { retry: fast }).request("{ hello }"), { hello: "world" });
+        assert.equal(requestsTo(name), 3);
+      });
+    }
+
+    for (const status of [400, 401, 403, 404]) {
+      it(`does not retry HTTP ${status} by default`, async () => {
+        const name = `no-retry-${status}`;
+        const url = flaky(name, status, 5);
+        const err = await rejection(client(url, { retry: fast }).request("{ hello }"));
+        assert.equal(err.status, status);
+        assert.equal(requestsTo(name), 1);
+      });
+    }
+
+    it("always 503: stops after `attempts` and throws the last attempt's error", async () => {
+      const url = flaky("always-503", 503, 100);
       const err = await rejection(client(url, { retry: fast }).request("{ hello }"));
-      assert.equal(err.status, status);
-      assert.equal(requestsTo(name), 1);
+      assert.ok(err instanceof ServiceHttpError);
+      assert.deepEqual(err.errors, [{ message: "fail 3" }]);
+      assert.equal(requestsTo("always-503"), 3);
     });
-  }
 
-  it("always 503: stops after `attempts` and throws the last attempt's error", async () => {
-    const url = flaky("always-503", 503, 100);
-    const err = await rejection(client(url, { retry: fast }).request("{ hello }"));
-    assert.ok(err instanceof ServiceHttpError);
-    assert.deepEqual(err.errors, [{ message: "fail 3" }]);
-    assert.equal(requestsTo("always-503"), 3);
-  });
+    it("retries a network error (connection refused) and reports ServiceNetworkError with the cause", async () => {
+      const closed = await startEndpoint();
+      const url = closed.url;
+      await closed.close();
+      let calls = 0;
+      const err = await rejection(new ServiceClient({
+        url,
+        auth,
+        retry: fast,
+        fetch: (input, init) => (calls++, fetch(input, init)),
+      }).request("{ hello }"));
+      assert.ok(err instanceof ServiceNetworkError);
+      assert.equal(err.code, "NETWORK_ERROR");
+      assert.ok(err.cause instanceof Error);
+      assert.equal(calls, 3);
+    });
 
-  it("retries a network error (connection refused) and reports ServiceNetworkError with the cause", async () => {
-    const closed = await startEndpoint();
-    const url = closed.url;
-    await closed.close();
-    let calls = 0;
-    const err = await rejection(new ServiceClient({
-      url,
-      auth,
-      retry: fast,
-      fetch: (input, init) => (calls++, fetch(input, init)),
-    }).request("{ hello }"));
-    assert.ok(err instanceof ServiceNetworkError);
-    assert.equal(err.code, "NETWORK_ERROR");
-    assert.ok(err.cause instanceof Error);
-    assert.equal(calls, 3);
-  });
+    it("re-reads auth on every attempt", async () => {
+      const url = flaky("reauth", 503, 2);
+      let calls = 0;
+      await new ServiceClient({
+        url,
+        auth: { type: "apiKey", apiKey: () => (calls++, API_KEY) },
+        retry: fast,
+      })
+        .request("{ hello }");
+      assert.equal(calls, 3);
+    });
 
-  it("re-reads auth on every attempt", async () => {
-    const url = flaky("reauth", 503, 2);
-    let calls = 0;
-    await new ServiceClient({ url, auth: { type: "apiKey", apiKey: () => (calls++, API_KEY) }, retry: fast })
-      .request("{ hello }");
-    assert.equal(calls, 3);
-  });
-
-  it("shouldRetry replaces the default rule: it can add a case (409) and sees the attempt number", async () => {
-    const url = flaky("conflict", 409, 1);
-    const seen: Array<[number, number]> = [];
-    const data = await client(url, {
-      retry: {
-        ...fast,
-        shouldRetry: (err, attempt) => {
-          seen.push([(err as ServiceHttpError).status, attempt]);
-          return isRetryable(err) || (err instanceof ServiceHttpError && err.status === 409);
-        },
-      },
-    }).request("{ hello }");
-    assert.deepEqual(data, { hello: "world" });
-    assert.deepEqual(seen, [[409, 1]]);
-  });
-
-  it("shouldRetry can veto a default retry (a non-idempotent mutation)", async () => {
-    const url = flaky("veto", 503, 1);
-    const err = await rejection(
-      client(url, { retry: { ...fast, shouldRetry: () => false } }).request("{ hello }"),
-    );
-    assert.equal(err.status, 503);
-    assert.equal(requestsTo("veto"), 1);
-  });
-
-  it("a shouldRetry that throws rejects with a TypeError (INVALID_ARGUMENT) whose cause is its error", async () => {
-    const url = flaky("throwing-should-retry", 503, 1);
-    const boom = new Error("boom");
-    const err = await rejection(
-      client(url, {
+    it("shouldRetry replaces the default rule: it can add a case (409) and sees the attempt number", async () => {
+      const url = flaky("conflict", 409, 1);
+      const seen: Array<[number, number]> = [];
+      const data = await client(url, {
         retry: {
           ...fast,
-          shouldRetry: () => {
-            throw boom;
+          shouldRetry: (err, attempt) => {
+            seen.push([(err as ServiceHttpError).status, attempt]);
+            return isRetryable(err) || (err instanceof ServiceHttpError && err.status === 409);
           },
         },
-      }).request("{ hello }"),
-    );
-    assert.ok(err instanceof TypeError);
-    assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
-    assert.equal(err.cause, boom);
-    assert.equal(requestsTo("throwing-should-retry"), 1);
-  });
-
-  it("honours Retry-After in seconds on 429", async () => {
-    const url = flaky("retry-after-seconds", 429, 1, { "retry-after": "1" });
-    const started = Date.now();
-    await client(url, { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5_000 } }).request("{ hello }");
-    const waited = Date.now() - started;
-    assert.ok(waited >= 900, `waited ${waited} ms for Retry-After: 1`);
-    assert.equal(requestsTo("retry-after-seconds"), 2);
-  });
-
-  it("honours Retry-After as an HTTP date on 503", async () => {
-    const url = flaky("retry-after-date", 503, 1, {
-      "retry-after": new Date(Date.now() + 2_000).toUTCString(),
+      }).request("{ hello }");
+      assert.deepEqual(data, { hello: "world" });
+      assert.deepEqual(seen, [[409, 1]]);
     });
-    const started = Date.now();
-    await client(url, { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5_000 } }).request("{ hello }");
-    const waited = Date.now() - started;
-    assert.ok(waited >= 500, `waited ${waited} ms for a Retry-After date ~1-2 s ahead`);
-    assert.equal(requestsTo("retry-after-date"), 2);
+
+    it("shouldRetry can veto a default retry (a non-idempotent mutation)", async () => {
+      const url = flaky("veto", 503, 1);
+      const err = await rejection(
+        client(url, { retry: { ...fast, shouldRetry: () => false } }).request("{ hello }"),
+      );
+      assert.equal(err.status, 503);
+      assert.equal(requestsTo("veto"), 1);
+    });
+
+    it("a shouldRetry that throws rejects with a TypeError (INVALID_ARGUMENT) whose cause is its error", async () => {
+      const url = flaky("throwing-should-retry", 503, 1);
+      const boom = new Error("boom");
+      const err = await rejection(
+        client(url, {
+          retry: {
+            ...fast,
+            shouldRetry: () => {
+              throw boom;
+            },
+          },
+        }).request("{ hello }"),
+      );
+      assert.ok(err instanceof TypeError);
+      assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
+      assert.equal(err.cause, boom);
+      assert.equal(requestsTo("throwing-should-retry"), 1);
+    });
+
+    it("honours Retry-After in seconds on 429", async () => {
+      const url = flaky("retry-after-seconds", 429, 1, { "retry-after": "1" });
+      const started = Date.now();
+      await client(url, { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5_000 } }).request("{ hello }");
+      const waited = Date.now() - started;
+      assert.ok(waited >= 900, `waited ${waited} ms for Retry-After: 1`);
+      assert.equal(requestsTo("retry-after-seconds"), 2);
+    });
+
+    it("honours Retry-After as an HTTP date on 503", async () => {
+      const url = flaky("retry-after-date", 503, 1, {
+        "retry-after": new Date(Date.now() + 2_000).toUTCString(),
+      });
+      const started = Date.now();
+      await client(url, { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5_000 } }).request("{ hello }");
+      const waited = Date.now() - started;
+      assert.ok(waited >= 500, `waited ${waited} ms for a Retry-After date ~1-2 s ahead`);
+      assert.equal(requestsTo("retry-after-date"), 2);
+    });
+
+    it("a Retry-After longer than maxDelayMs is not waited for: the 429 is thrown at once", async () => {
+      const url = flaky("retry-after-long", 429, 1, { "retry-after": "120" });
+      const started = Date.now();
+      const err = await rejection(client(url, { retry: fast }).request("{ hello }"));
+      assert.ok(err instanceof ServiceHttpError);
+      assert.equal(err.status, 429);
+      assert.equal(err.headers.get("retry-after"), "120");
+      assert.ok(Date.now() - started < 2_000);
+      assert.equal(requestsTo("retry-after-long"), 1);
+    });
+
+    it("a Retry-After beyond the call's timeout is not waited for: the 429 is thrown, not a timeout", async () => {
+      const url = flaky("retry-after-timeout", 429, 1, { "retry-after": "5" });
+      const err = await rejection(
+        client(url, { retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 10_000 } })
+          .request("{ hello }", undefined, { timeoutMs: 1_000 }),
+      );
+      assert.ok(err instanceof ServiceHttpError);
+      assert.equal(err.status, 429);
+      assert.equal(requestsTo("retry-after-timeout"), 1);
+    });
+
+    it("a caller abort during a backoff wait ends the call at once, with no further attempt", async () => {
+      const url = flaky("abort-in-backoff", 503, 10);
+      const controller = new AbortController();
+      const started = Date.now();
+      const pending = client(url, { retry: { attempts: 5, baseDelayMs: 10_000, maxDelayMs: 10_000 } })
+        .request("{ hello }", undefined, { signal: controller.signal });
+      // The first attempt fails fast; abort once it has been received.
+      while (requestsTo("abort-in-backoff") < 1) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 20));
+      controller.abort("user left");
+      const err = await rejection(pending);
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.reason, "abort");
+      assert.equal(err.cause, "user left");
+      assert.ok(Date.now() - started < 5_000);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(requestsTo("abort-in-backoff"), 1);
+    });
+
+    it("the timeout bounds the whole call, retries and waits included", async () => {
+      const url = flaky("timeout-over-retries", 503, 100);
+      const started = Date.now();
+      const err = await rejection(
+        client(url, { retry: { attempts: 100, baseDelayMs: 50, maxDelayMs: 50 } })
+          .request("{ hello }", undefined, { timeoutMs: 300 }),
+      );
+      assert.ok(err instanceof ServiceAbortError || err instanceof ServiceHttpError, String(err));
+      assert.ok(Date.now() - started < 2_000);
+      assert.ok(requestsTo("timeout-over-retries") < 100);
+    });
   });
 
-  it("a Retry-After longer than maxDelayMs is not waited for: the 429 is thrown at once", async () => {
-    const url = flaky("retry-after-long", 429, 1, { "retry-after": "120" });
-    const started = Date.now();
-    const err = await rejection(client(url, { retry: fast }).request("{ hello }"));
-    assert.ok(err instanceof ServiceHttpError);
-    assert.equal(err.status, 429);
-    assert.equal(err.headers.get("retry-after"), "120");
-    assert.ok(Date.now() - started < 2_000);
-    assert.equal(requestsTo("retry-after-long"), 1);
-  });
+  describe("retry policy", () => {
+    it("fills documented defaults for missing fields", () => {
+      assert.deepEqual(retryPolicy({}), { ...RETRY_DEFAULTS, shouldRetry: undefined });
+      assert.deepEqual(RETRY_DEFAULTS, { attempts: 3, baseDelayMs: 250, maxDelayMs: 10_000 });
+    });
 
-  it("a Retry-After beyond the call's timeout is not waited for: the 429 is thrown, not a timeout", async () => {
-    const url = flaky("retry-after-timeout", 429, 1, { "retry-after": "5" });
-    const err = await rejection(
-      client(url, { retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 10_000 } })
-        .request("{ hello }", undefined, { timeoutMs: 1_000 }),
-    );
-    assert.ok(err instanceof ServiceHttpError);
-    assert.equal(err.status, 429);
-    assert.equal(requestsTo("retry-after-timeout"), 1);
-  });
+    it("backoff is full jitter over baseDelayMs * 2^(attempt-1), capped at maxDelayMs", () => {
+      const policy = retryPolicy({ attempts: 10, baseDelayMs: 100, maxDelayMs: 1_000 });
+      const err = new ServiceNetworkError(new Error("x"));
+      assert.equal(retryDelay(policy, err, 1, () => 0), 0);
+      assert.equal(retryDelay(policy, err, 1, () => 0.999), 99);
+      assert.equal(retryDelay(policy, err, 2, () => 0.5), 100);
+      assert.equal(retryDelay(policy, err, 3, () => 0.5), 200);
+      assert.equal(retryDelay(policy, err, 8, () => 0.999), 999);
+    });
 
-  it("a caller abort during a backoff wait ends the call at once, with no further attempt", async () => {
-    const url = flaky("abort-in-backoff", 503, 10);
-    const controller = new AbortController();
-    const started = Date.now();
-    const pending = client(url, { retry: { attempts: 5, baseDelayMs: 10_000, maxDelayMs: 10_000 } })
-      .request("{ hello }", undefined, { signal: controller.signal });
-    // The first attempt fails fast; abort once it has been received.
-    while (requestsTo("abort-in-backoff") < 1) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 20));
-    controller.abort("user left");
-    const err = await rejection(pending);
-    assert.ok(err instanceof ServiceAbortError);
-    assert.equal(err.reason, "abort");
-    assert.equal(err.cause, "user left");
-    assert.ok(Date.now() - started < 5_000);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(requestsTo("abort-in-backoff"), 1);
-  });
+    it("parses Retry-After seconds and dates, and ignores garbage", () => {
+      const now = Date.parse("2026-01-01T00:00:00Z");
+      assert.equal(retryAfterMs("3", now), 3_000);
+      assert.equal(retryAfterMs(" 0 ", now), 0);
+      assert.equal(retryAfterMs("Thu, 01 Jan 2026 00:00:05 GMT", now), 5_000);
+      assert.equal(retryAfterMs("Wed, 31 Dec 2025 00:00:05 GMT", now), 0);
+      assert.equal(retryAfterMs("soon", now), undefined);
+      assert.equal(retryAfterMs(null, now), undefined);
+    });
 
-  it("the timeout bounds the whole call, retries and waits included", async () => {
-    const url = flaky("timeout-over-retries", 503, 100);
-    const started = Date.now();
-    const err = await rejection(
-      client(url, { retry: { attempts: 100, baseDelayMs: 50, maxDelayMs: 50 } })
-        .request("{ hello }", undefined, { timeoutMs: 300 }),
-    );
-    assert.ok(err instanceof ServiceAbortError || err instanceof ServiceHttpError, String(err));
-    assert.ok(Date.now() - started < 2_000);
-    assert.ok(requestsTo("timeout-over-retries") < 100);
-  });
-});
-
-describe("retry policy", () => {
-  it("fills documented defaults for missing fields", () => {
-    assert.deepEqual(retryPolicy({}), { ...RETRY_DEFAULTS, shouldRetry: undefined });
-    assert.deepEqual(RETRY_DEFAULTS, { attempts: 3, baseDelayMs: 250, maxDelayMs: 10_000 });
-  });
-
-  it("backoff is full jitter over baseDelayMs * 2^(attempt-1), capped at maxDelayMs", () => {
-    const policy = retryPolicy({ attempts: 10, baseDelayMs: 100, maxDelayMs: 1_000 });
-    const err = new ServiceNetworkError(new Error("x"));
-    assert.equal(retryDelay(policy, err, 1, () => 0), 0);
-    assert.equal(retryDelay(policy, err, 1, () => 0.999), 99);
-    assert.equal(retryDelay(policy, err, 2, () => 0.5), 100);
-    assert.equal(retryDelay(policy, err, 3, () => 0.5), 200);
-    assert.equal(retryDelay(policy, err, 8, () => 0.999), 999);
-  });
-
-  it("parses Retry-After seconds and dates, and ignores garbage", () => {
-    const now = Date.parse("2026-01-01T00:00:00Z");
-    assert.equal(retryAfterMs("3", now), 3_000);
-    assert.equal(retryAfterMs(" 0 ", now), 0);
-    assert.equal(retryAfterMs("Thu, 01 Jan 2026 00:00:05 GMT", now), 5_000);
-    assert.equal(retryAfterMs("Wed, 31 Dec 2025 00:00:05 GMT", now), 0);
-    assert.equal(retryAfterMs("soon", now), undefined);
-    assert.equal(retryAfterMs(null, now), undefined);
-  });
-
-  it("isRetryable: network errors, 5xx and 429 only", () => {
-    const h = new Headers();
-    assert.equal(isRetryable(new ServiceNetworkError(new Error("x"))), true);
-    assert.equal(isRetryable(new ServiceHttpError(500, "", h)), true);
-    assert.equal(isRetryable(new ServiceHttpError(429, "", h)), true);
-    assert.equal(isRetryable(new ServiceHttpError(404, "", h)), false);
-    assert.equal(isRetryable(new ServiceAbortError("timeout")), false);
-    assert.equal(isRetryable(new Error("x")), false);
+    it("isRetryable: network errors, 5xx and 429 only", () => {
+      const h = new Headers();
+      assert.equal(isRetryable(new ServiceNetworkError(new Error("x"))), true);
+      assert.equal(isRetryable(new ServiceHttpError(500, "", h)), true);
+      assert.equal(isRetryable(new ServiceHttpError(429, "", h)), true);
+      assert.equal(isRetryable(new ServiceHttpError(404, "", h)), false);
+      assert.equal(isRetryable(new ServiceAbortError("timeout")), false);
+      assert.equal(isRetryable(new Error("x")), false);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceAbortError, ServiceClient, type ServiceClientOptions } from "../mod.ts";
 import { callSignal, sleep } from "../src/signal.ts";
@@ -6,19 +6,7 @@ import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
-const endpoint: Endpoint = await startEndpoint();
-{
-  // Never answers: keeps the request open until the client gives up.
-  endpoint.route("hang", () => new Promise<void>(() => {}));
-  // Sends headers, then one byte every 50 ms, forever (until the client goes away).
-  endpoint.route("trickle", (_req, res) => {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.write('{"data":{"hello":"');
-    const timer = setInterval(() => res.write("x"), 50);
-    res.on("close", () => clearInterval(timer));
-  });
-}
-after(() => endpoint.close());
+let endpoint: Endpoint;
 
 const auth = { type: "apiKey", apiKey: API_KEY } as const;
 function client(name?: string, extra: Partial<ServiceClientOptions> = {}) {
@@ -43,156 +31,174 @@ function countedSignal() {
   return { controller, signal, listeners: () => registered.size };
 }
 
-describe("timeouts and cancellation", () => {
-  it("timeoutMs ends a request that never answers: ServiceAbortError, reason timeout, code ABORTED", async () => {
-    const started = Date.now();
-    const err = await rejection(client("hang").request("{ hello }", undefined, { timeoutMs: 100 }));
-    assert.ok(err instanceof ServiceAbortError);
-    assert.equal(err.reason, "timeout");
-    assert.equal(err.code, "ABORTED");
-    assert.ok(Date.now() - started < 2_000, "a 100 ms timeout fires within 2 s");
-  });
-
-  it("timeoutMs bounds the body read (headers sent, body trickles forever)", async () => {
-    const err = await rejection(client("trickle").request("{ hello }", undefined, { timeoutMs: 200 }));
-    assert.ok(err instanceof ServiceAbortError);
-    assert.equal(err.reason, "timeout");
-  });
-
-  it("the caller's signal aborts an in-flight request: reason abort, the signal's reason as cause", async () => {
-    const controller = new AbortController();
-    const pending = client("hang").request("{ hello }", undefined, { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("navigated away")), 50);
-    const err = await rejection(pending);
-    assert.ok(err instanceof ServiceAbortError);
-    assert.equal(err.code, "ABORTED");
-    assert.equal(err.reason, "abort");
-    assert.equal((err.cause as Error).message, "navigated away");
-  });
-
-  it("an already-aborted signal rejects without calling fetch", async () => {
-    let calls = 0;
-    const c = client(undefined, { fetch: (input, init) => (calls++, fetch(input, init)) });
-    const err = await c.request("{ hello }", undefined, { signal: AbortSignal.abort("early") }).catch((e) =>
-      e
-    );
-    assert.ok(err instanceof ServiceAbortError);
-    assert.equal(err.reason, "abort");
-    assert.equal(calls, 0);
-  });
-
-  it("a caller abort is not retried", async () => {
-    let calls = 0;
-    const controller = new AbortController();
-    const c = client("hang", {
-      retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 1 },
-      fetch: (input, init) => (calls++, fetch(input, init)),
+// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+// waits for an empty event loop before a file-level after().
+describe("signals", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
+    // Never answers: keeps the request open until the client gives up.
+    endpoint.route("hang", () => new Promise<void>(() => {}));
+    // Sends headers, then one byte every 50 ms, forever (until the client goes away).
+    endpoint.route("trickle", (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"data":{"hello":"');
+      const timer = setInterval(() => res.write("x"), 50);
+      res.on("close", () => clearInterval(timer));
     });
-    const pending = c.request("{ hello }", undefined, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 30);
-    assert.ok((await rejection(pending)) instanceof ServiceAbortError);
-    assert.equal(calls, 1);
   });
+  after(() => endpoint.close());
 
-  it("the timeout also bounds a slow token getter", async () => {
-    const c = new ServiceClient({
-      url: endpoint.url,
-      auth: { type: "apiKey", apiKey: () => new Promise<string>(() => {}) },
+  describe("timeouts and cancellation", () => {
+    it("timeoutMs ends a request that never answers: ServiceAbortError, reason timeout, code ABORTED", async () => {
+      const started = Date.now();
+      const err = await rejection(client("hang").request("{ hello }", undefined, { timeoutMs: 100 }));
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.reason, "timeout");
+      assert.equal(err.code, "ABORTED");
+      assert.ok(Date.now() - started < 2_000, "a 100 ms timeout fires within 2 s");
     });
-    const err = await rejection(c.request("{ hello }", undefined, { timeoutMs: 100 }));
-    assert.ok(err instanceof ServiceAbortError);
-    assert.equal(err.reason, "timeout");
-  });
 
-  it("leaves no listener on the caller's signal after success, failure and timeout", async () => {
-    const counted = countedSignal();
-    await client().request("{ hello }", undefined, { signal: counted.signal });
-    assert.equal(counted.listeners(), 0);
-    await client().request("{ nope }", undefined, { signal: counted.signal }).catch(() => {});
-    assert.equal(counted.listeners(), 0);
-    await client("hang").request("{ hello }", undefined, { signal: counted.signal, timeoutMs: 50 }).catch(
-      () => {},
-    );
-    assert.equal(counted.listeners(), 0);
-  });
+    it("timeoutMs bounds the body read (headers sent, body trickles forever)", async () => {
+      const err = await rejection(client("trickle").request("{ hello }", undefined, { timeoutMs: 200 }));
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.reason, "timeout");
+    });
 
-  it("one long-lived signal shared by 200 requests holds at most the in-flight listeners, then none", async () => {
-    const counted = countedSignal();
-    const c = client();
-    await Promise.all(
-      Array.from({ length: 200 }, () => c.request("{ hello }", undefined, { signal: counted.signal })),
-    );
-    assert.equal(counted.listeners(), 0);
-    assert.equal(counted.signal.aborted, false);
-  });
-
-  it("works where AbortSignal.any is missing (Safari < 17.4, edge-runtime)", async () => {
-    const any = Object.getOwnPropertyDescriptor(AbortSignal, "any");
-    // deno-lint-ignore no-explicit-any
-    delete (AbortSignal as any).any;
-    try {
+    it("the caller's signal aborts an in-flight request: reason abort, the signal's reason as cause", async () => {
       const controller = new AbortController();
-      const pending = client("hang").request("{ hello }", undefined, {
-        signal: controller.signal,
-        timeoutMs: 5_000,
-      });
-      setTimeout(() => controller.abort(), 30);
-      assert.equal(((await rejection(pending)) as ServiceAbortError).reason, "abort");
-      const timedOut = await client("hang").request("{ hello }", undefined, { timeoutMs: 50 }).catch((e) =>
+      const pending = client("hang").request("{ hello }", undefined, { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error("navigated away")), 50);
+      const err = await rejection(pending);
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.code, "ABORTED");
+      assert.equal(err.reason, "abort");
+      assert.equal((err.cause as Error).message, "navigated away");
+    });
+
+    it("an already-aborted signal rejects without calling fetch", async () => {
+      let calls = 0;
+      const c = client(undefined, { fetch: (input, init) => (calls++, fetch(input, init)) });
+      const err = await c.request("{ hello }", undefined, { signal: AbortSignal.abort("early") }).catch((e) =>
         e
       );
-      assert.equal((timedOut as ServiceAbortError).reason, "timeout");
-    } finally {
-      if (any) Object.defineProperty(AbortSignal, "any", any);
-    }
-  });
-});
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.reason, "abort");
+      assert.equal(calls, 0);
+    });
 
-describe("client-level timeout and signal", () => {
-  it("the client's timeoutMs applies to every request", async () => {
-    const err = await rejection(client("hang", { timeoutMs: 80 }).request("{ hello }"));
-    assert.equal((err as ServiceAbortError).reason, "timeout");
+    it("a caller abort is not retried", async () => {
+      let calls = 0;
+      const controller = new AbortController();
+      const c = client("hang", {
+        retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 1 },
+        fetch: (input, init) => (calls++, fetch(input, init)),
+      });
+      const pending = c.request("{ hello }", undefined, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 30);
+      assert.ok((await rejection(pending)) instanceof ServiceAbortError);
+      assert.equal(calls, 1);
+    });
+
+    it("the timeout also bounds a slow token getter", async () => {
+      const c = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: () => new Promise<string>(() => {}) },
+      });
+      const err = await rejection(c.request("{ hello }", undefined, { timeoutMs: 100 }));
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.reason, "timeout");
+    });
+
+    it("leaves no listener on the caller's signal after success, failure and timeout", async () => {
+      const counted = countedSignal();
+      await client().request("{ hello }", undefined, { signal: counted.signal });
+      assert.equal(counted.listeners(), 0);
+      await client().request("{ nope }", undefined, { signal: counted.signal }).catch(() => {});
+      assert.equal(counted.listeners(), 0);
+      await client("hang").request("{ hello }", undefined, { signal: counted.signal, timeoutMs: 50 }).catch(
+        () => {},
+      );
+      assert.equal(counted.listeners(), 0);
+    });
+
+    it("one long-lived signal shared by 200 requests holds at most the in-flight listeners, then none", async () => {
+      const counted = countedSignal();
+      const c = client();
+      await Promise.all(
+        Array.from({ length: 200 }, () => c.request("{ hello }", undefined, { signal: counted.signal })),
+      );
+      assert.equal(counted.listeners(), 0);
+      assert.equal(counted.signal.aborted, false);
+    });
+
+    it("works where AbortSignal.any is missing (Safari < 17.4, edge-runtime)", async () => {
+      const any = Object.getOwnPropertyDescriptor(AbortSignal, "any");
+      // deno-lint-ignore no-explicit-any
+      delete (AbortSignal as any).any;
+      try {
+        const controller = new AbortController();
+        const pending = client("hang").request("{ hello }", undefined, {
+          signal: controller.signal,
+          timeoutMs: 5_000,
+        });
+        setTimeout(() => controller.abort(), 30);
+        assert.equal(((await rejection(pending)) as ServiceAbortError).reason, "abort");
+        const timedOut = await client("hang").request("{ hello }", undefined, { timeoutMs: 50 }).catch((e) =>
+          e
+        );
+        assert.equal((timedOut as ServiceAbortError).reason, "timeout");
+      } finally {
+        if (any) Object.defineProperty(AbortSignal, "any", any);
+      }
+    });
   });
 
-  it("the earlier of the client's and the request's timeouts wins", async () => {
-    const started = Date.now();
-    const err = await rejection(
-      client("hang", { timeoutMs: 10_000 }).request("{ hello }", undefined, { timeoutMs: 80 }),
-    );
-    assert.equal((err as ServiceAbortError).reason, "timeout");
-    assert.ok(Date.now() - started < 5_000);
-    const err2 = await rejection(
-      client("hang", { timeoutMs: 80 }).request("{ hello }", undefined, {
-        timeoutMs: 10_000,
-      }),
-    );
-    assert.equal((err2 as ServiceAbortError).reason, "timeout");
+  describe("client-level timeout and signal", () => {
+    it("the client's timeoutMs applies to every request", async () => {
+      const err = await rejection(client("hang", { timeoutMs: 80 }).request("{ hello }"));
+      assert.equal((err as ServiceAbortError).reason, "timeout");
+    });
+
+    it("the earlier of the client's and the request's timeouts wins", async () => {
+      const started = Date.now();
+      const err = await rejection(
+        client("hang", { timeoutMs: 10_000 }).request("{ hello }", undefined, { timeoutMs: 80 }),
+      );
+      assert.equal((err as ServiceAbortError).reason, "timeout");
+      assert.ok(Date.now() - started < 5_000);
+      const err2 = await rejection(
+        client("hang", { timeoutMs: 80 }).request("{ hello }", undefined, {
+          timeoutMs: 10_000,
+        }),
+      );
+      assert.equal((err2 as ServiceAbortError).reason, "timeout");
+    });
+
+    it("either the client's or the request's signal aborts the call", async () => {
+      const clientController = new AbortController();
+      const c = client("hang", { signal: clientController.signal });
+      const pending = c.request("{ hello }", undefined, { signal: new AbortController().signal });
+      setTimeout(() => clientController.abort("shutdown"), 30);
+      const err = await rejection(pending);
+      assert.equal((err as ServiceAbortError).reason, "abort");
+      assert.equal(err.cause, "shutdown");
+    });
   });
 
-  it("either the client's or the request's signal aborts the call", async () => {
-    const clientController = new AbortController();
-    const c = client("hang", { signal: clientController.signal });
-    const pending = c.request("{ hello }", undefined, { signal: new AbortController().signal });
-    setTimeout(() => clientController.abort("shutdown"), 30);
-    const err = await rejection(pending);
-    assert.equal((err as ServiceAbortError).reason, "abort");
-    assert.equal(err.cause, "shutdown");
-  });
-});
+  describe("callSignal and sleep", () => {
+    it("callSignal without signals or timeout adds nothing", () => {
+      const call = callSignal([undefined], undefined);
+      assert.equal(call.signal, undefined);
+      assert.equal(call.deadline, Infinity);
+      call.done();
+    });
 
-describe("callSignal and sleep", () => {
-  it("callSignal without signals or timeout adds nothing", () => {
-    const call = callSignal([undefined], undefined);
-    assert.equal(call.signal, undefined);
-    assert.equal(call.deadline, Infinity);
-    call.done();
-  });
-
-  it("sleep resolves after the delay and rejects at once on abort", async () => {
-    await sleep(5, undefined);
-    const controller = new AbortController();
-    const pending = sleep(60_000, controller.signal);
-    controller.abort("stop");
-    await assert.rejects(pending, (reason) => reason === "stop");
+    it("sleep resolves after the delay and rejects at once on abort", async () => {
+      await sleep(5, undefined);
+      const controller = new AbortController();
+      const pending = sleep(60_000, controller.signal);
+      controller.abort("stop");
+      await assert.rejects(pending, (reason) => reason === "stop");
+    });
   });
 });

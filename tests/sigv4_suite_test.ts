@@ -152,9 +152,12 @@ async function stages(
   return { creq: hashed.at(-1)!, sts: signed[0]!, authz: headers.get("authorization")! };
 }
 
-const variants: [string, SigningPrimitives<unknown>][] = [
-  ["crypto.ts (Web Crypto)", webPrimitives as SigningPrimitives<unknown>],
-  ["crypto_node.ts (node:crypto)", nodePrimitives as SigningPrimitives<unknown>],
+/** Node 18 has no global `crypto`: there the npm build signs with crypto_node.ts only. */
+const noWebCrypto = globalThis.crypto?.subtle ? false : "no Web Crypto global here (Node 18)";
+
+const variants: [string, SigningPrimitives<unknown>, string | false][] = [
+  ["crypto.ts (Web Crypto)", webPrimitives as SigningPrimitives<unknown>, noWebCrypto],
+  ["crypto_node.ts (node:crypto)", nodePrimitives as SigningPrimitives<unknown>, false],
 ];
 
 describe("AWS SigV4 test suite", () => {
@@ -196,13 +199,17 @@ describe("AWS SigV4 test suite", () => {
       const options = { region: REGION, service: SERVICE, credentials, date: DATE };
 
       if (!PERCENT_ENCODED_BY_URL.includes(suiteCase.name)) {
-        for (const [label, primitives] of variants) {
-          it(`the canonical request, string to sign and Authorization are the suite's, on ${label}`, async () => {
-            const got = await stages(primitives, request, options);
-            assert.equal(got.creq, suiteCase.creq);
-            assert.equal(got.sts, suiteCase.sts);
-            assert.equal(got.authz, suiteCase.authz);
-          });
+        for (const [label, primitives, skip] of variants) {
+          it(
+            `the canonical request, string to sign and Authorization are the suite's, on ${label}`,
+            { skip },
+            async () => {
+              const got = await stages(primitives, request, options);
+              assert.equal(got.creq, suiteCase.creq);
+              assert.equal(got.sts, suiteCase.sts);
+              assert.equal(got.authz, suiteCase.authz);
+            },
+          );
         }
 
         it("signRequest gives the suite's Authorization, x-amz-date and token", async () => {
@@ -212,8 +219,10 @@ describe("AWS SigV4 test suite", () => {
           assert.equal(signed.get("x-amz-security-token"), sessionToken ?? null);
         });
       } else {
-        for (const [label, primitives] of variants) {
-          it(`signs the percent-encoded path fetch sends, encoded once more (as smithy), on ${label}`, async () => {
+        for (const [label, primitives, skip] of variants) {
+          it(`signs the percent-encoded path fetch sends, encoded once more (as smithy), on ${label}`, {
+            skip,
+          }, async () => {
             const got = await stages(primitives, request, options);
             const lines = got.creq.split("\n");
             const twice =

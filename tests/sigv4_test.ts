@@ -174,7 +174,8 @@ describe("signRequest: what it returns and signs", () => {
     assert.equal(await as("post"), await as("POST"));
     assert.notEqual(await as("patch"), await as("PATCH"));
     assert.equal(new Request(request.url, { method: "post" }).method, "POST");
-    assert.equal(new Request(request.url, { method: "patch" }).method, "patch");
+    // The Fetch standard leaves "patch" as given; Bun uppercases it (a Bun deviation, noted in the README).
+    if (!("Bun" in globalThis)) assert.equal(new Request(request.url, { method: "patch" }).method, "patch");
   });
 
   it("stamps each signature with its own date, even when signatures overlap or a date was rejected", async () => {
@@ -209,6 +210,7 @@ describe("signRequest: what it returns and signs", () => {
 });
 
 describe("signing-key cache", () => {
+  const noWebCrypto = globalThis.crypto?.subtle ? false : "no Web Crypto global here (Node 18)";
   it(`keeps at most ${SIGNING_KEY_CACHE_LIMIT} keys while credentials rotate`, async () => {
     const keys = new Map();
     const sign = createSigner(nodePrimitives, keys);
@@ -237,7 +239,7 @@ describe("signing-key cache", () => {
     assert.equal(keys.size, 4, "the access key ID does not change the signing key");
   });
 
-  it("never lends a key to another secret, day, region or service", async () => {
+  it("never lends a key to another secret, day, region or service", { skip: noWebCrypto }, async () => {
     const shared = createSigner(webPrimitives);
     const variants: Partial<SignOptions>[] = [
       {},
@@ -258,7 +260,7 @@ describe("signing-key cache", () => {
   });
 
   // In the npm build, crypto.ts is mapped to crypto_node.ts: there is no CryptoKey to look at.
-  const onWebCrypto = webPrimitives.hmacKey("probe") instanceof Promise;
+  const onWebCrypto = !!globalThis.crypto?.subtle && webPrimitives.hmacKey("probe") instanceof Promise;
   const skip = onWebCrypto ? false : "crypto.ts is mapped to crypto_node.ts here (npm build on Node)";
   it("keeps the imported CryptoKey on Web Crypto: non-extractable, for signing only", { skip }, async () => {
     const keys = new Map<string, webPrimitives.MaybePromise<CryptoKey>>();
@@ -283,7 +285,8 @@ describe("signing-key cache", () => {
 describe("crypto variants", () => {
   const inputs = ["", "a", "é😀\u0000", "x".repeat(1000), '{"query":"{ a }","variables":{"s":""}}'];
 
-  it("crypto_node.ts computes what crypto.ts computes", async () => {
+  const noWebCrypto = globalThis.crypto?.subtle ? false : "no Web Crypto global here (Node 18)";
+  it("crypto_node.ts computes what crypto.ts computes", { skip: noWebCrypto }, async () => {
     for (const data of inputs) {
       assert.equal(await nodePrimitives.sha256Hex(data), await webPrimitives.sha256Hex(data));
       for (const secret of ["k", "clé 😀", new Uint8Array([0, 1, 255]), new Uint8Array(64).buffer]) {

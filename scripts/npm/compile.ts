@@ -1,0 +1,185 @@
+/**
+ * Compiles TypeScript files to ESM or CommonJS with the TypeScript compiler API, rewriting every
+ * module specifier on the way (in the JavaScript and in the declarations): import and export
+ * declarations, `import()` calls and `import("…")` types.
+ *
+ * Each file is emitted to `outDir` at its path relative to `rootDir`: the root files, and with
+ * `closure` every local file they import (never declaration files or packages).
+ *
+ * @module
+ */
+
+import ts from "typescript";
+import { relative } from "node:path";
+
+/** Rewrites one specifier found in `importer` (an absolute path); throws to stop the build. */
+export type SpecifierMapper = (specifier: string, importer: string) => string;
+
+/** What to compile and how. */
+export interface CompileOptions {
+  /** The files to compile, as absolute paths. */
+  readonly rootNames: readonly string[];
+  /** Emit the local files the roots import too (else only the roots). */
+  readonly closure: boolean;
+  /** The folder whose layout `outDir` mirrors. */
+  readonly rootDir: string;
+  /** Where the `.js` (and `.d.ts`) files go. */
+  readonly outDir: string;
+  /** ESM (`import`/`export`) or CommonJS (`require`/`exports`). */
+  readonly format: "esm" | "cjs";
+  /** Emit a `.d.ts` beside each `.js`. */
+  readonly declaration: boolean;
+  /** Fail on type errors (otherwise only on syntax and emit errors). */
+  readonly typeCheck: boolean;
+  /** Compiler options of the project (strictness flags), applied under the fixed ones here. */
+  readonly baseOptions: ts.CompilerOptions;
+  /** Folders holding `@types` packages, and the packages to load from them. */
+  readonly types?: { readonly roots: readonly string[]; readonly names: readonly string[] };
+  /** The extensions of the emitted code and declarations (`.js`/`.d.ts`, or `.cjs`/`.d.cts`). */
+  readonly extensions: { readonly js: string; readonly types: string };
+  /** The specifier rewriting. */
+  readonly mapSpecifier: SpecifierMapper;
+}
+
+/** A failed compilation; the message holds the formatted diagnostics. */
+export class CompileError extends Error {
+  override name = "CompileError";
+}
+
+/**
+ * Compiles and writes the root files.
+ *
+ * @param options What to compile and how.
+ * @returns The paths of the files written.
+ * @throws {CompileError} For type errors (when checking), syntax errors or a failed emit.
+ * @throws {Error} Whatever `mapSpecifier` throws.
+ */
+export function compile(options: CompileOptions): string[] {
+  const compilerOptions: ts.CompilerOptions = {
+    ...options.baseOptions,
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.esnext.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+    module: options.format === "esm" ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    allowImportingTsExtensions: true,
+    rewriteRelativeImportExtensions: true,
+    declaration: options.declaration,
+    rootDir: options.rootDir,
+    outDir: options.outDir,
+    skipLibCheck: true,
+    noEmitOnError: options.typeCheck,
+    newLine: ts.NewLineKind.LineFeed,
+    types: [...(options.types?.names ?? [])],
+    ...(options.types ? { typeRoots: [...options.types.roots] } : {}),
+  };
+  const program = ts.createProgram({ rootNames: options.rootNames, options: compilerOptions });
+
+  const written: string[] = [];
+  const { js, types } = options.extensions;
+  const writeFile: ts.WriteFileCallback = (emitted, text, bom) => {
+    const file = emitted.replace(/\.d\.ts$/, types).replace(/(?<!\.d)\.js$/, js);
+    written.push(file);
+    ts.sys.writeFile(file, text, bom);
+  };
+  const local = (file: ts.SourceFile) =>
+    !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file) &&
+    !file.fileName.includes("/node_modules/") && file.fileName.startsWith(options.rootDir + "/");
+  const sources = options.closure
+    ? program.getSourceFiles().filter(local)
+    : options.rootNames.map((root) =>
+      program.getSourceFile(root) ?? fail(`Cannot compile ${root}: not found`)
+    );
+  // Rewrite every specifier once before checking, so that a jsr: or https: import fails with its
+  // own message rather than as a module TypeScript cannot find.
+  for (const source of sources) {
+    for (const { fileName } of ts.preProcessFile(source.text, true, true).importedFiles) {
+      options.mapSpecifier(fileName, source.fileName);
+    }
+  }
+  const diagnostics = options.typeCheck
+    ? ts.getPreEmitDiagnostics(program)
+    : [...program.getOptionsDiagnostics(), ...program.getSyntacticDiagnostics()];
+  if (diagnostics.length) throw new CompileError(format(diagnostics, options.rootDir));
+
+  for (const source of sources) {
+    const root = source.fileName;
+    const result = program.emit(source, writeFile, undefined, false, {
+      before: [rewriteSpecifiers<ts.SourceFile>(options.mapSpecifier)],
+      afterDeclarations: [rewriteSpecifiers<ts.SourceFile | ts.Bundle>(options.mapSpecifier)],
+    });
+    if (result.emitSkipped || result.diagnostics.some((d) => d.category === ts.DiagnosticCategory.Error)) {
+      throw new CompileError(`Emit failed for ${root}\n${format(result.diagnostics, options.rootDir)}`);
+    }
+  }
+  return written;
+}
+
+/** A transformer that passes every module specifier of a file through `map`. */
+function rewriteSpecifiers<T extends ts.SourceFile | ts.Bundle>(
+  map: SpecifierMapper,
+): ts.TransformerFactory<T> {
+  return (context) => (root: T): T => {
+    if (!ts.isSourceFile(root)) return root;
+    const importer = ts.getOriginalNode(root, ts.isSourceFile)?.fileName ?? root.fileName;
+    const { factory } = context;
+    const literal = (node: ts.StringLiteral) => factory.createStringLiteral(map(node.text, importer));
+    const visit = (node: ts.Node): ts.Node => {
+      if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+        return factory.updateImportDeclaration(
+          node,
+          node.modifiers,
+          node.importClause,
+          literal(node.moduleSpecifier),
+          node.attributes,
+        );
+      }
+      if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+        return factory.updateExportDeclaration(
+          node,
+          node.modifiers,
+          node.isTypeOnly,
+          node.exportClause,
+          literal(node.moduleSpecifier),
+          node.attributes,
+        );
+      }
+      if (
+        ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments[0] && ts.isStringLiteral(node.arguments[0])
+      ) {
+        const [first, ...rest] = node.arguments;
+        return factory.updateCallExpression(node, node.expression, node.typeArguments, [
+          literal(first),
+          ...rest,
+        ]);
+      }
+      if (
+        ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) &&
+        ts.isStringLiteral(node.argument.literal)
+      ) {
+        return factory.updateImportTypeNode(
+          node,
+          factory.updateLiteralTypeNode(node.argument, literal(node.argument.literal)),
+          node.attributes,
+          node.qualifier,
+          ts.visitNodes(node.typeArguments, visit, ts.isTypeNode),
+          node.isTypeOf,
+        );
+      }
+      return ts.visitEachChild(node, visit, context);
+    };
+    return ts.visitEachChild(root, visit, context) as T;
+  };
+}
+
+function format(diagnostics: readonly ts.Diagnostic[], root: string): string {
+  return ts.formatDiagnostics(diagnostics, {
+    getCanonicalFileName: (file) => relative(root, file),
+    getCurrentDirectory: () => root,
+    getNewLine: () => "\n",
+  });
+}
+
+function fail(message: string): never {
+  throw new CompileError(message);
+}

@@ -1,0 +1,124 @@
+/**
+ * The npm package's `package.json`, derived from deno.json (name, version, license, exports) and
+ * the layout `build_npm.ts` emits:
+ *
+ * ```
+ * esm/…      .js  ESM, with .d.ts beside       ("type": "module")
+ * cjs/…      .cjs CommonJS, with .d.cts beside
+ * sigv4/     package.json for resolvers that predate `exports` (TypeScript's node10, old bundlers)
+ * ```
+ *
+ * CommonJS goes by extension, not by a nested `{"type": "commonjs"}` package.json: a nested
+ * package.json would become the package scope of cjs/, where the root's `imports` (`#crypto`) do
+ * not apply.
+ *
+ * @module
+ */
+
+/** A runtime-specific file: the web variant in the source, and the one Node and Bun load instead. */
+export interface RuntimeMapping {
+  /** The source file the code imports (the web variant), relative to the root, such as `src/crypto.ts`. */
+  readonly web: string;
+  /** The file Node and Bun get instead, relative to the root. */
+  readonly node: string;
+  /** The subpath import that selects between them in the package, such as `#crypto`. */
+  readonly alias: `#${string}`;
+}
+
+/** An optional peer dependency: only types of it are imported. */
+export interface Peer {
+  /** The version range the package supports. */
+  readonly range: string;
+}
+
+/** What the manifest is made of. */
+export interface ManifestInput {
+  readonly name: string;
+  readonly version: string;
+  readonly license: string;
+  readonly description: string;
+  readonly keywords: readonly string[];
+  /** deno.json `exports`: subpath → source file (`./mod.ts`). */
+  readonly exports: Readonly<Record<string, string>>;
+  readonly mappings: readonly RuntimeMapping[];
+  readonly peers: Readonly<Record<string, Peer>>;
+  /** The lowest Node version supported, such as `18.17`. */
+  readonly node: string;
+}
+
+/** The extensions of each format's code and declarations. */
+export const EXTENSIONS = {
+  esm: { js: ".js", types: ".d.ts" },
+  cjs: { js: ".cjs", types: ".d.cts" },
+} as const;
+
+/** `./mod.ts` in a format folder: `./esm/mod.js`, `./cjs/mod.cjs`, or `./cjs/mod.d.cts` for types. */
+export function built(source: string, format: "esm" | "cjs", kind: "js" | "types" = "js"): string {
+  const path = source.replace(/^\.?\//, "").replace(/\.ts$/, EXTENSIONS[format][kind]);
+  return `./${format}/${path}`;
+}
+
+/** The folder of the legacy stub for a subpath (`./sigv4` → `sigv4`), none for `.`. */
+export function stubFolder(subpath: string): string | undefined {
+  return subpath === "." ? undefined : subpath.replace(/^\.\//, "");
+}
+
+/**
+ * The package.json object.
+ *
+ * @param input Name, version and the rest, mostly from deno.json.
+ * @returns The manifest, ready for `JSON.stringify`.
+ */
+export function manifest(input: ManifestInput): Record<string, unknown> {
+  const exports: Record<string, unknown> = {};
+  for (const [subpath, source] of Object.entries(input.exports)) {
+    exports[subpath] = {
+      import: { types: built(source, "esm", "types"), default: built(source, "esm") },
+      require: { types: built(source, "cjs", "types"), default: built(source, "cjs") },
+    };
+  }
+  exports["./package.json"] = "./package.json";
+
+  const main = input.exports["."];
+  if (!main) throw new Error('Cannot write package.json: deno.json exports has no "." entry');
+  const stubs = Object.keys(input.exports).flatMap((subpath) => stubFolder(subpath) ?? []);
+  const peers = Object.entries(input.peers);
+  return {
+    name: input.name,
+    version: input.version,
+    description: input.description,
+    keywords: input.keywords,
+    license: input.license,
+    type: "module",
+    sideEffects: false,
+    engines: { node: `>=${input.node}` },
+    main: built(main, "cjs"),
+    module: built(main, "esm"),
+    types: built(main, "cjs", "types"),
+    exports,
+    imports: Object.fromEntries(input.mappings.map((mapping) => [mapping.alias, {
+      node: { import: built(mapping.node, "esm"), require: built(mapping.node, "cjs") },
+      import: built(mapping.web, "esm"),
+      require: built(mapping.web, "cjs"),
+      default: built(mapping.web, "esm"),
+    }])),
+    files: ["esm/", "cjs/", ...stubs.map((folder) => `${folder}/`), "README.md", "LICENSE"],
+    peerDependencies: Object.fromEntries(peers.map(([name, peer]) => [name, peer.range])),
+    peerDependenciesMeta: Object.fromEntries(peers.map(([name]) => [name, { optional: true }])),
+  };
+}
+
+/**
+ * The package.json of a legacy stub folder: `main` and `types` pointing at the CommonJS build.
+ *
+ * @param subpath The export's subpath, such as `./sigv4`.
+ * @param source Its source file, such as `./src/sigv4.ts`.
+ */
+export function stubManifest(subpath: string, source: string): Record<string, unknown> {
+  const up = "../".repeat(subpath.split("/").length - 1);
+  return {
+    main: built(source, "cjs").replace("./", up),
+    module: built(source, "esm").replace("./", up),
+    types: built(source, "cjs", "types").replace("./", up),
+  };
+}

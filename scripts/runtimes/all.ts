@@ -1,0 +1,66 @@
+/**
+ * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20 and 22,
+ * Bun, Chromium (with and without `AbortSignal.any`), workerd and edge-runtime. Deno runs the
+ * source with `deno task test`, not here.
+ *
+ * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, then prints one line
+ * per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
+ *
+ * Usage: `deno task test:runtimes [--no-build] [--verbose]`.
+ *
+ * @module
+ */
+
+import { runBrowser } from "./browser.ts";
+import { runBun } from "./bun.ts";
+import { prepare, type RunResult, runScript, summary } from "./common.ts";
+import { runEdge } from "./edge.ts";
+import { NODES, runNode } from "./node.ts";
+import { runWorker } from "./worker.ts";
+
+/** Runs every runtime and returns their results, a failure to start counting as a failed run. */
+export async function runAll(verbose = false): Promise<RunResult[]> {
+  const runs: ReadonlyArray<[string, () => Promise<RunResult[]>]> = [
+    ...Object.keys(NODES).map((major): [string, () => Promise<RunResult[]>] => [
+      `node ${major}`,
+      () => runNode([major], verbose),
+    ]),
+    ["bun", () => runBun(verbose)],
+    ["chromium", runBrowser],
+    ["workerd", runWorker],
+    ["edge-runtime", runEdge],
+  ];
+  const results: RunResult[] = [];
+  for (const [name, run] of runs) {
+    console.log(`::group::${name}`);
+    const started = performance.now();
+    try {
+      results.push(...await run());
+    } catch (err) {
+      console.error(err instanceof Error ? err.stack ?? err.message : err);
+      const failed = {
+        runtime: name,
+        passed: 0,
+        failed: 1,
+        skipped: 0,
+        seconds: (performance.now() - started) / 1000,
+      };
+      console.log(summary(failed));
+      results.push(failed);
+    }
+    console.log("::endgroup::");
+  }
+  console.log("\nruntime matrix:");
+  for (const result of results) console.log(`  ${result.failed ? "✖" : "✔"} ${summary(result)}`);
+  const total = (key: "passed" | "failed" | "skipped") =>
+    results.reduce((sum, result) => sum + result[key], 0);
+  console.log(`runtimes: ${total("passed")} passed, ${total("failed")} failed, ${total("skipped")} skipped`);
+  return results;
+}
+
+if (import.meta.main) {
+  await runScript(() => {
+    prepare(Deno.args);
+    return runAll(Deno.args.includes("--verbose"));
+  });
+}

@@ -1,0 +1,23 @@
+/**
+ * The page script of the browser run. The page's import map points `@seed/service-client` and
+ * `@seed/service-client/sigv4` at the package's browser bundle (served as esm.sh would serve it),
+ * so the library loads as a URL import. The results land on `window.__results` for the runner.
+ *
+ * Query parameters: `endpoint` (the endpoint's base URL) and `any` (`1` or `0`: whether
+ * `AbortSignal.any` is expected to exist in this run).
+ *
+ * @module
+ */
+
+import * as lib from "@seed/service-client";
+import * as sigv4 from "@seed/service-client/sigv4";
+import { type CheckResult, runChecks } from "./checks.ts";
+
+const params = new URLSearchParams(location.search);
+const results: CheckResult[] = await runChecks({
+  lib,
+  sigv4,
+  base: params.get("endpoint") ?? "",
+  abortSignalAny: params.get("any") === "1",
+});
+(globalThis as { __results?: CheckResult[] }).__results = results;

@@ -1,0 +1,100 @@
+/**
+ * What every runtime run shares: paths, the build step, the result type and its report lines.
+ *
+ * Each run ends with a line `<runtime>: N passed, N failed[, N skipped]`, and each run's
+ * script exits with 1 when anything failed.
+ *
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { buildNpm } from "../build_npm.ts";
+
+/** The repository root. */
+export const ROOT: string = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+/** The built package. */
+export const NPM_DIR: string = `${ROOT}/npm`;
+/** The toolchain CI installs first (`npm install --prefix .ci`). */
+export const CI_TOOLS: string = `${ROOT}/.ci/node_modules`;
+/** AWS's SigV4 suite, read by tests/sigv4_suite_test.ts (its relative default does not hold in npm/tests/). */
+export const SIGV4_SUITE: string = `${ROOT}/../shared/sigv4-suite/`;
+
+/** The outcome of one runtime's run. */
+export interface RunResult {
+  /** The runtime and its version, such as `node 18.17.1`. */
+  readonly runtime: string;
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly seconds: number;
+}
+
+/** One check inside a runtime, as reported by the in-runtime harness. */
+export interface CheckLine {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly ms: number;
+  readonly error?: string;
+}
+
+/**
+ * Builds the package unless `--no-build` is among the arguments; fails when there is none to test.
+ *
+ * @param args The script's arguments.
+ */
+export function prepare(args: readonly string[]): void {
+  if (!args.includes("--no-build")) buildNpm();
+  if (!existsSync(`${NPM_DIR}/package.json`)) {
+    throw new Error("Cannot test the npm package: npm/ is not built (run `deno task build:npm`)");
+  }
+}
+
+/** The summary line of a run: `runtime: N passed, N failed, N skipped`. */
+export function summary(result: RunResult): string {
+  const skipped = result.skipped ? `, ${result.skipped} skipped` : "";
+  return `${result.runtime}: ${result.passed} passed, ${result.failed} failed${skipped} (${
+    result.seconds.toFixed(1)
+  } s)`;
+}
+
+/**
+ * Prints the checks of an in-runtime run, then its summary, and returns the result.
+ *
+ * @param runtime The runtime's label.
+ * @param lines The checks' outcomes.
+ * @param started `performance.now()` at the start of the run.
+ */
+export function reportChecks(runtime: string, lines: readonly CheckLine[], started: number): RunResult {
+  for (const line of lines) {
+    console.log(
+      line.ok ? `  ✔ ${line.name} (${line.ms} ms)` : `  ✖ ${line.name} (${line.ms} ms)\n      ${line.error}`,
+    );
+  }
+  const failed = lines.filter((line) => !line.ok).length;
+  const result = {
+    runtime,
+    passed: lines.length - failed,
+    failed: lines.length ? failed : 1,
+    skipped: 0,
+    seconds: (performance.now() - started) / 1000,
+  };
+  if (!lines.length) console.log(`  ✖ ${runtime}: no check ran`);
+  console.log(summary(result));
+  return result;
+}
+
+/**
+ * Runs `main` as a script: prints its results and exits with 1 when any failed or it threw.
+ *
+ * @param main The run; returns one result per runtime.
+ */
+export async function runScript(main: () => Promise<readonly RunResult[]>): Promise<void> {
+  try {
+    const results = await main();
+    Deno.exit(results.some((result) => result.failed > 0) ? 1 : 0);
+  } catch (err) {
+    console.error(err instanceof Error ? err.stack ?? err.message : err);
+    Deno.exit(1);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The worker run: a module worker on workerd (through miniflare) built from the package with the
+ * conditions a workers bundler uses (`workerd`, `worker`, `browser`), code splitting on, every
+ * module listed explicitly (workerd loads only what it is given, chunks included). Its outbound
+ * fetches go to the network with `local` allowed, so it reaches the loopback endpoint.
+ *
+ * It runs every check of `checks/checks.ts` (apiKey and iam among them) inside the worker.
+ *
+ * Usage: `deno task test:worker` (`--no-build` to use npm/ as built).
+ *
+ * @module
+ */
+
+import { Miniflare } from "miniflare";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundle, stopBundler } from "../npm/bundle.ts";
+import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
+import { startRuntimeEndpoint } from "./endpoint.ts";
+
+/** The compatibility date the worker runs under. */
+const COMPATIBILITY_DATE = "2025-09-01";
+
+/**
+ * Runs the checks in a workerd module worker.
+ *
+ * @returns The run's result.
+ */
+export async function runWorker(): Promise<RunResult[]> {
+  const outputs = await bundle({
+    entries: { worker: "scripts/runtimes/checks/worker_entry.ts" },
+    format: "esm",
+    conditions: ["workerd", "worker"],
+  });
+  await stopBundler();
+  // Modules need a root on disk for their paths, though their contents are given inline.
+  const root = mkdtempSync(join(tmpdir(), "service-client-worker-"));
+  const modules = [...outputs]
+    .sort((a, b) => Number(b.path === "worker.js") - Number(a.path === "worker.js"))
+    .map((file) => ({ type: "ESModule" as const, path: join(root, file.path), contents: file.text }));
+
+  const started = performance.now();
+  const { endpoint, base } = await startRuntimeEndpoint();
+  const worker = new Miniflare({
+    modules,
+    modulesRoot: root,
+    compatibilityDate: COMPATIBILITY_DATE,
+    outboundService: { network: { allow: ["local"] } },
+  });
+  try {
+    const label = `workerd (miniflare, ${outputs.length} modules)`;
+    console.log(label);
+    let lines: CheckLine[];
+    try {
+      const response = await worker.dispatchFetch(`http://worker.test/?endpoint=${encodeURIComponent(base)}`);
+      lines = await response.json() as CheckLine[];
+    } catch (err) {
+      lines = [{ name: "the worker ran its checks", ok: false, ms: 0, error: String(err) }];
+    }
+    return [reportChecks(label, lines, started)];
+  } finally {
+    await worker.dispose();
+    await endpoint.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  await runScript(() => {
+    prepare(Deno.args);
+    return runWorker();
+  });
+}
