@@ -227,13 +227,23 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
 }
 
 /**
- * The header name and value this mode adds, read now (getters are called).
+ * The header name and value this mode adds, read now (getters are called). A value given as it is
+ * comes back at once, not in a Promise: the common case costs the request no await.
  *
- * @throws {ServiceAuthError} When a getter throws or returns an unusable value.
+ * @throws {ServiceAuthError} When a getter throws or returns an unusable value (a rejection for a
+ * getter).
  */
-export async function authHeader(auth: Exclude<AuthOptions, IamAuth>): Promise<[string, string]> {
+export function authHeader(
+  auth: Exclude<AuthOptions, IamAuth>,
+): [string, string] | Promise<[string, string]> {
   const [field, header] = FIELDS[auth.type];
-  const value = await read((auth as unknown as Record<string, unknown>)[field], field);
+  const source = (auth as unknown as Record<string, unknown>)[field];
+  return typeof source === "function"
+    ? read(source, field).then((value) => headerOf(field, header, value))
+    : headerOf(field, header, source);
+}
+
+function headerOf(field: string, header: string, value: unknown): [string, string] {
   const problem = typeof value === "string" && value
     ? headerProblem(value)
     : `returned ${describe(value)}, expected a non-empty string`;
@@ -246,8 +256,14 @@ export async function authHeader(auth: Exclude<AuthOptions, IamAuth>): Promise<[
  *
  * @throws {ServiceAuthError} When a provider throws or returns unusable credentials.
  */
-export async function readCredentials(auth: IamAuth): Promise<AwsCredentials> {
-  const credentials = await read(auth.credentials, "credentials");
+export function readCredentials(auth: IamAuth): AwsCredentials | Promise<AwsCredentials> {
+  const source = auth.credentials;
+  return typeof source === "function"
+    ? read(source, "credentials").then(checkedCredentials)
+    : checkedCredentials(source);
+}
+
+function checkedCredentials(credentials: unknown): AwsCredentials {
   const problem = credentialsProblem(credentials);
   if (problem) throw new ServiceAuthError("credentials", problem);
   return credentials as AwsCredentials;

@@ -10,7 +10,8 @@
  */
 
 import { authHeader, type IamAuth, readCredentials } from "./auth.ts";
-import { type Document, prepareDocument, type Variables } from "./document.ts";
+import type { AwsCredentials } from "./sigv4.ts";
+import { type Document, type PreparedDocument, prepareDocument, type Variables } from "./document.ts";
 import {
   type ServiceError,
   ServiceGraphQLError,
@@ -21,11 +22,12 @@ import {
 import {
   type ClientConfig,
   clientConfig,
+  type RequestConfig,
   requestConfig,
   type RequestOptions,
   type ServiceClientOptions,
 } from "./options.ts";
-import { type GraphQLResult, readResponse } from "./response.ts";
+import { type GraphQLResult, resultOf } from "./response.ts";
 import { retryDelay, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, sleep } from "./signal.ts";
 import { invalid, invalidValue, isObject } from "./validate.ts";
@@ -48,7 +50,9 @@ export type RequestArgs<TVariables> = [Record<never, never>] extends [TVariables
   ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions]
   : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions];
 
-let signer: Promise<typeof import("./sigv4.ts")> | undefined;
+/** The iam signer, `import()`ed on the first iam request (other modes never load it), then kept. */
+let signing: typeof import("./sigv4_record.ts") | undefined;
+const CONTENT_TYPE = "application/json; charset=UTF-8";
 
 /**
  * A GraphQL client for the managed service: one POST per attempt, five auth modes, typed results,
@@ -80,7 +84,8 @@ export class ServiceClient {
    * unknown option key, or a runtime without `fetch` and no `fetch` option.
    */
   constructor(options: ServiceClientOptions) {
-    this.#state = { config: clientConfig(options), clockOffsetMs: 0 };
+    const config = clientConfig(options);
+    this.#state = { config, headers: { "content-type": CONTENT_TYPE, ...config.headers }, clockOffsetMs: 0 };
   }
 
   /**
@@ -112,13 +117,11 @@ export class ServiceClient {
    * console.log(data.post.title); // "Hello"
    * ```
    */
-  async request<TData = unknown, TVariables extends object = Variables>(
+  request<TData = unknown, TVariables extends object = Variables>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
-    const result = await this.#send(document, args[0], args[1]);
-    if (result.errors?.length) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
-    return result.data as TData;
+    return this.#send(document, args[0], args[1], true) as Promise<TData>;
   }
 
   /**
@@ -147,7 +150,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<GraphQLResult<TData>> {
-    return this.#send(document, args[0], args[1]) as Promise<GraphQLResult<TData>>;
+    return this.#send(document, args[0], args[1], false) as Promise<GraphQLResult<TData>>;
   }
 
   /**
@@ -232,45 +235,82 @@ export class ServiceClient {
     return this.request<IntrospectionQuery>(INTROSPECTION_QUERY, undefined, options);
   }
 
-  #send(document: unknown, variables: unknown, options: unknown): Promise<GraphQLResult> {
-    return send(this.#state, document, variables, options);
+  #send(document: unknown, variables: unknown, options: unknown, unwrap: boolean): Promise<unknown> {
+    try {
+      return send(this.#state, document, variables, options, unwrap);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 }
 
-/** A client's checked options, and the server's clock offset it learnt (iam only). */
+/** A client's checked options, its base headers, and the server's clock offset it learnt (iam only). */
 interface ClientState {
   readonly config: ClientConfig;
+  /** `content-type` and the client's headers, merged once: a request without headers sends a copy. */
+  readonly headers: Readonly<Record<string, string>>;
   /** Server clock minus ours, learnt from a signature rejected for time. */
   clockOffsetMs: number;
 }
 
-/** One call: prepare once, then attempt, retry and wait until a result, an error or the deadline. */
-async function send(
+/**
+ * One call: checks and prepares it, then attempts it. Synchronous up to the first attempt (bad input
+ * throws here; the public methods turn that into a rejection), and a call that nothing can abort,
+ * retry or re-sign is its one attempt: one async function from the start to the result. With
+ * `unwrap`, resolves the result's `data`, and rejects a result with errors (`ServiceGraphQLError`).
+ */
+function send(
   state: ClientState,
   document: unknown,
   variables: unknown,
   options: unknown,
-): Promise<GraphQLResult> {
-  const { config } = state;
+  unwrap: boolean,
+): Promise<unknown> {
   const request = requestConfig(options);
-  const prepared = await prepareDocument(document);
+  const prepared = prepareDocument(document);
+  return prepared instanceof Promise
+    ? prepared.then((ready) => start(state, ready, variables, request, unwrap))
+    : start(state, prepared, variables, request, unwrap);
+}
+
+function start(
+  state: ClientState,
+  prepared: PreparedDocument,
+  variables: unknown,
+  request: RequestConfig,
+  unwrap: boolean,
+): Promise<unknown> {
+  const { config } = state;
   const body = serialize(prepared.query, variables, request.operationName ?? prepared.operationName);
-  const headers = {
-    "content-type": "application/json; charset=UTF-8",
-    ...config.headers,
-    ...request.headers,
-  };
-  const timeouts = [config.timeoutMs, request.timeoutMs].filter((ms) => ms !== undefined);
-  const call = callSignal(
-    [config.signal, request.signal],
-    timeouts.length ? Math.min(...timeouts) : undefined,
-  );
+  const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
+  const timeoutMs = config.timeoutMs === undefined || request.timeoutMs === undefined
+    ? config.timeoutMs ?? request.timeoutMs
+    : Math.min(config.timeoutMs, request.timeoutMs);
+  if (
+    !config.signal && !request.signal && timeoutMs === undefined && config.retry.attempts === 1 &&
+    config.auth.type !== "iam"
+  ) {
+    return sendOnce(state, body, headers, undefined, unwrap);
+  }
+  return attempts(state, body, headers, callSignal([config.signal, request.signal], timeoutMs), unwrap);
+}
+
+/** The attempts of one call, the waits between them, and the clock-skew re-sign (iam). */
+async function attempts(
+  state: ClientState,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+  call: CallSignal,
+  unwrap: boolean,
+): Promise<unknown> {
+  const { config } = state;
   try {
     let resentForClock = false;
     for (let attempt = 1;; attempt++) {
+      let result: GraphQLResult;
       try {
         throwIfAborted(call);
-        return await sendOnce(state, body, headers, call.signal);
+        result = await sendOnce(state, body, headers, call.signal, false) as GraphQLResult;
       } catch (err) {
         throwIfAborted(call);
         if (
@@ -287,49 +327,77 @@ async function send(
         const delay = shouldRetry(config.retry, err, attempt) && retryDelay(config.retry, err, attempt);
         if (delay === false || delay === undefined || Date.now() + delay >= call.deadline) throw err;
         await sleep(delay, call.signal).catch(() => throwIfAborted(call));
+        continue;
       }
+      return unwrap ? dataOf(result) : result;
     }
   } finally {
     call.done();
   }
 }
 
-/** One attempt: read auth now, sign last, send, read the response. */
+/**
+ * One attempt: read auth now (a value at once, a getter awaited), sign last, send, read the
+ * response, and with `unwrap` its `data`.
+ */
 async function sendOnce(
   state: ClientState,
   body: string,
-  headers: Record<string, string>,
+  headers: Readonly<Record<string, string>>,
   signal: AbortSignal | undefined,
-): Promise<GraphQLResult> {
+  unwrap: boolean,
+): Promise<unknown> {
   const { auth, url, fetch } = state.config;
-  const authorized = await untilAborted<HeadersInit>(
-    auth.type === "iam"
-      ? sign(state, auth, body, headers)
-      : authHeader(auth).then(([name, value]) => ({ ...headers, [name]: value })),
-    signal,
-  );
+  let authorized: HeadersInit;
+  if (auth.type === "iam") {
+    authorized = await untilAborted(sign(state, auth, body, headers), signal);
+  } else {
+    let header = authHeader(auth);
+    if (header instanceof Promise) header = await untilAborted(header, signal);
+    const copy: Record<string, string> = { ...headers };
+    copy[header[0]] = header[1];
+    authorized = copy;
+  }
   let response: Response;
+  let text: string;
   try {
     response = await fetch(
       url,
       { method: "POST", headers: authorized, body, signal, redirect: "manual" } as RequestInit,
     );
+    text = await response.text();
   } catch (cause) {
     throw new ServiceNetworkError(cause);
   }
-  return readResponse(response);
+  const result = resultOf(response, text);
+  return unwrap ? dataOf(result) : result;
 }
 
-async function sign(
+/** The `data` of a result; a result with errors throws them as a `ServiceGraphQLError`. */
+function dataOf(result: GraphQLResult): unknown {
+  if (result.errors?.length) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
+  return result.data;
+}
+
+/**
+ * The headers to send in iam mode, SigV4's included: the signer's own Promise, with no async layer
+ * of ours, once the signer is loaded and when the credentials are a value.
+ */
+function sign(
   state: ClientState,
   auth: IamAuth,
   body: string,
-  headers: Record<string, string>,
-): Promise<Headers> {
-  const credentials = await readCredentials(auth);
-  const { signRequest } = await (signer ??= import("./sigv4.ts"));
+  headers: Readonly<Record<string, string>>,
+  credentials: AwsCredentials | Promise<AwsCredentials> = readCredentials(auth),
+): Promise<Record<string, string>> {
+  if (credentials instanceof Promise || !signing) {
+    return Promise.all([credentials, signing ?? import("./sigv4_record.ts")]).then(([ready, module]) => {
+      signing = module;
+      return sign(state, auth, body, headers, ready);
+    });
+  }
   const offset = state.clockOffsetMs;
-  return signRequest({ method: "POST", url: state.config.url, headers, body }, {
+  return signing.signRecord(state.config.url, headers, body, {
     region: auth.region,
     service: "appsync",
     credentials,

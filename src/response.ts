@@ -1,17 +1,12 @@
 /**
- * Reads one HTTP response into a GraphQL result, per the spec's table: non-2xx is a
- * `ServiceHttpError`; a 2xx body that is not a GraphQL response is a `ServiceResponseError`; a body
- * that cannot be read is a `ServiceNetworkError`.
+ * Turns one HTTP response, and its body's text, into a GraphQL result per the spec's table: non-2xx
+ * is a `ServiceHttpError`; a 2xx body that is not a GraphQL response is a `ServiceResponseError`. (A
+ * body that cannot be read is a `ServiceNetworkError`: the client reads it, see `client.ts`.)
  *
  * @module
  */
 
-import {
-  type GraphQLFormattedError,
-  ServiceHttpError,
-  ServiceNetworkError,
-  ServiceResponseError,
-} from "./errors.ts";
+import { type GraphQLFormattedError, ServiceHttpError, ServiceResponseError } from "./errors.ts";
 
 /**
  * The whole result of a GraphQL request, as `requestRaw` returns it.
@@ -37,19 +32,13 @@ export interface GraphQLResult<TData = unknown> {
 }
 
 /**
- * Reads and classifies a response.
+ * Classifies a response, given its body's text (the client reads it, in the same `await` chain as
+ * the fetch, and maps a body that cannot be read to a `ServiceNetworkError`).
  *
  * @throws {ServiceHttpError} For a status that is not 2xx (redirects included: they are never followed).
  * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, or has neither `data` nor `errors`.
- * @throws {ServiceNetworkError} When the body cannot be read.
  */
-export async function readResponse(response: Response): Promise<GraphQLResult> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (cause) {
-    throw new ServiceNetworkError(cause);
-  }
+export function resultOf(response: Response, text: string): GraphQLResult {
   const { status } = response;
   if (!response.ok) {
     throw new ServiceHttpError(status, response.statusText, response.headers, parse(text) ?? text);

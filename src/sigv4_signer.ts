@@ -64,6 +64,30 @@ let time: number, stamp: string;
 const uriEncode = (text: string) =>
   encodeURIComponent(text).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 
+/** The signing key for `secret` and `scope`, from `keys` or derived (and kept) now. */
+const keyFor = <Key>(
+  keys: Map<string, MaybePromise<Key>>,
+  hmacKey: SigningPrimitives<Key>["hmacKey"],
+  hmac: SigningPrimitives<Key>["hmac"],
+  secret: string,
+  scope: string,
+): MaybePromise<Key> => {
+  // The signing key is a function of the secret and the scope; the secret's length keeps the key unambiguous.
+  const cacheKey = secret.length + ":" + secret + scope;
+  let signingKey = keys.get(cacheKey);
+  if (!signingKey) {
+    if (keys.size >= SIGNING_KEY_CACHE_LIMIT) keys.clear();
+    keys.set(
+      cacheKey,
+      signingKey = scope.split("/").reduce(
+        async (key: MaybePromise<Key>, part) => hmacKey(await hmac(await key, part)),
+        hmacKey("AWS4" + secret),
+      ),
+    );
+  }
+  return signingKey;
+};
+
 /**
  * Makes a signer on the primitives given one by one. It keeps the signing keys it derives in
  * `keys`; past {@link SIGNING_KEY_CACHE_LIMIT} entries it empties it, so rotating credentials
@@ -121,19 +145,7 @@ async (request, options) => {
   });
   headers.delete("host");
 
-  // The signing key is a function of the secret and the scope; the secret's length keeps the key unambiguous.
-  const cacheKey = secret.length + ":" + secret + scope;
-  let signingKey = keys.get(cacheKey);
-  if (!signingKey) {
-    if (keys.size >= SIGNING_KEY_CACHE_LIMIT) keys.clear();
-    keys.set(
-      cacheKey,
-      signingKey = scope.split("/").reduce(
-        async (key: MaybePromise<Key>, part) => hmacKey(await hmac(await key, part)),
-        hmacKey("AWS4" + secret),
-      ),
-    );
-  }
+  const signingKey = keyFor(keys, hmacKey, hmac, secret, scope);
 
   const canonicalRequest = [
     method,
@@ -164,3 +176,70 @@ export const createSigner = <Key>(
   primitives: SigningPrimitives<Key>,
   keys?: Map<string, MaybePromise<Key>>,
 ): Signer => signer(primitives.hmacKey, primitives.hmac, primitives.hmacHex, primitives.sha256Hex, keys);
+
+/**
+ * Signs for `ServiceClient`, on plain records: `headers` as the client builds them (lowercase names,
+ * values as `Headers` normalizes them, no `host`), and the result is every header to send, SigV4's
+ * included, as a new record. No `Headers` object, and the URL parsed once for as long as it stays
+ * the same: on Node both cost more than the hashing. The options are trusted (the client checked
+ * them when it was created).
+ */
+export type RecordSigner = (
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  options: SignOptions,
+) => Promise<Record<string, string>>;
+
+/** Makes a {@link RecordSigner} on the primitives given one by one (see {@link signer}). */
+export const recordSigner = <Key>(
+  hmacKey: SigningPrimitives<Key>["hmacKey"],
+  hmac: SigningPrimitives<Key>["hmac"],
+  hmacHex: SigningPrimitives<Key>["hmacHex"],
+  sha256Hex: SigningPrimitives<Key>["sha256Hex"],
+  keys: Map<string, MaybePromise<Key>> = new Map(),
+): RecordSigner => {
+  let href = "", host = "", target = "", second = NaN, lastDate = "";
+  return async (url, headers, body, { region, service, credentials, date = new Date() }) => {
+    if (url !== href) {
+      const parsed = new URL(url);
+      href = url;
+      host = parsed.host;
+      target = uriEncode(parsed.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/") + "\n" +
+        [...parsed.searchParams].map(([key, value]) => uriEncode(key) + " " + uriEncode(value)).sort().join(
+          "&",
+        )
+          .replace(/ /g, "=");
+    }
+    // x-amz-date has whole seconds: the text is made once a second.
+    if (Math.floor(+date / 1000) !== second) {
+      second = Math.floor(+date / 1000);
+      lastDate = date.toISOString().replace(/\.\d+|\W/g, "");
+    }
+    // Another signature may change the cached parts while this one waits: read them now.
+    const longDate = lastDate, path = target;
+    const scope = `${longDate.slice(0, 8)}/${region}/${service}/aws4_request`;
+    const sent: Record<string, string> = {};
+    for (const name in headers) if (name != "date") sent[name] = headers[name]!; // as smithy does
+    sent["x-amz-date"] = longDate;
+    if (credentials.sessionToken) sent["x-amz-security-token"] = credentials.sessionToken;
+    let lines = "", names = "";
+    for (const name of Object.keys(sent).concat("host").sort()) {
+      if (!UNSIGNABLE_HEADER.test(name)) {
+        lines += name + ":" + (name == "host" ? host : sent[name]!.replace(/[ \t]+/g, " ")) + "\n";
+        names += (names && ";") + name;
+      }
+    }
+    const signingKey = keyFor(keys, hmacKey, hmac, credentials.secretAccessKey, scope);
+    const payloadHash = sent["x-amz-content-sha256"] ?? await sha256Hex(body);
+    const signature = await hmacHex(
+      await signingKey,
+      `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await sha256Hex(
+        `POST\n${path}\n${lines}\n${names}\n${payloadHash}`,
+      )}`,
+    );
+    sent.authorization =
+      `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;
+    return sent;
+  };
+};
