@@ -26,7 +26,6 @@
  */
 
 import type { ASTNode, DocumentNode } from "graphql";
-import { invalid } from "./validate.ts";
 
 type Printer = (node: ASTNode) => string;
 type Printers = { [K in ASTNode["kind"]]?: (node: Extract<ASTNode, { readonly kind: K }>) => string };
@@ -36,7 +35,14 @@ function one(node: ASTNode | undefined, before = "", after = ""): string {
   if (!node) return "";
   const printer = printers[node.kind] as Printer | undefined;
   if (!printer) {
-    throw invalid(`Cannot print ${node.kind}: only operations and fragments are supported`);
+    // Built here rather than with validate.ts's `invalid`: importing it would split the core's
+    // validation into a chunk of its own, shared with this lazily loaded one.
+    throw Object.assign(
+      new TypeError(`Cannot print ${node.kind}: only operations and fragments are supported`),
+      {
+        code: "INVALID_ARGUMENT",
+      },
+    );
   }
   return before + printer(node) + after;
 }
