@@ -1,0 +1,51 @@
+/**
+ * Type tests: the client's and the request's options (issue 9): `headers` as a plain object or
+ * `Headers`, `timeoutMs` and `signal` on the client and per request. A misspelt or mistyped option
+ * does not compile.
+ *
+ * Nothing here runs: `deno task check` compiles it, and tests/types_test.ts checks that each
+ * `@ts-expect-error` fails with the error code it names.
+ *
+ * @module
+ */
+
+import type { HeaderValues, RequestOptions, ServiceClient, ServiceClientOptions } from "../../mod.ts";
+import { assertType, type IsExact } from "./_assert.ts";
+
+declare function options(value: ServiceClientOptions): void;
+declare function perRequest(value: RequestOptions): void;
+declare const client: ServiceClient;
+const url = "https://example.com/graphql";
+const auth = { type: "apiKey", apiKey: "da2-key" } as const;
+
+/** Every option in both places, in each accepted form. */
+export async function accepted(): Promise<void> {
+  options({
+    url,
+    auth,
+    headers: { "x-app": "demo" },
+    timeoutMs: 20_000,
+    signal: new AbortController().signal,
+  });
+  options({ url: new URL(url), auth, headers: new Headers({ "x-app": "demo" }) });
+  perRequest({ headers: { "x-request-id": "r-1" }, timeoutMs: 5_000, signal: AbortSignal.timeout(1_000) });
+  perRequest({ headers: new Headers(), operationName: "Post" });
+  await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-2" } });
+  assertType<IsExact<HeaderValues, Readonly<Record<string, string>> | Headers>>();
+}
+
+/** Mistakes a JavaScript caller would only learn about at run time. */
+export function rejected(): void {
+  // @ts-expect-error TS2561 'timeout': the option is `timeoutMs`
+  options({ url, auth, timeout: 5_000 });
+  // @ts-expect-error TS2322 'string': `timeoutMs` is a number of milliseconds
+  options({ url, auth, timeoutMs: "5s" });
+  // @ts-expect-error TS2322 'number': header values are strings
+  options({ url, auth, headers: { "x-count": 1 } });
+  // @ts-expect-error TS2740 'AbortController': `signal` takes the controller's signal
+  options({ url, auth, signal: new AbortController() });
+  // @ts-expect-error TS2561 'header': the option is `headers`
+  perRequest({ header: { "x-a": "b" } });
+  // @ts-expect-error TS2322 'number': `operationName` is a string
+  perRequest({ operationName: 1 });
+}
