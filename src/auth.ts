@@ -243,6 +243,16 @@ export function authHeader(
     : headerOf(field, header, source);
 }
 
+/**
+ * The header of a mode whose key or token is a value that can be sent, or `undefined` for a getter
+ * (never called here) or an unsendable value (reported per request).
+ */
+export function staticAuthHeader(auth: Exclude<AuthOptions, IamAuth>): [string, string] | undefined {
+  const [field, header] = FIELDS[auth.type];
+  const source = (auth as unknown as Record<string, unknown>)[field];
+  return typeof source === "string" && source && !headerProblem(source) ? [header, source] : undefined;
+}
+
 function headerOf(field: string, header: string, value: unknown): [string, string] {
   const problem = typeof value === "string" && value
     ? headerProblem(value)

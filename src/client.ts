@@ -9,7 +9,7 @@
  * @module
  */
 
-import { authHeader, type IamAuth, readCredentials } from "./auth.ts";
+import { authHeader, type IamAuth, readCredentials, staticAuthHeader } from "./auth.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type Document, type PreparedDocument, prepareDocument, type Variables } from "./document.ts";
 import {
@@ -85,7 +85,7 @@ export class ServiceClient {
    */
   constructor(options: ServiceClientOptions) {
     const config = clientConfig(options);
-    this.#state = { config, headers: { "content-type": CONTENT_TYPE, ...config.headers }, clockOffsetMs: 0 };
+    this.#state = clientState(config);
   }
 
   /**
@@ -249,8 +249,21 @@ interface ClientState {
   readonly config: ClientConfig;
   /** `content-type` and the client's headers, merged once: a request without headers sends a copy. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * `headers` plus the auth header, when the key or token is a value (not a getter) that can be
+   * sent: built once, and sent as it is by every request that adds no headers of its own.
+   */
+  readonly authorized: Readonly<Record<string, string>> | undefined;
   /** Server clock minus ours, learnt from a signature rejected for time. */
   clockOffsetMs: number;
+}
+
+/** The base headers of a client, and with them its static auth header when there is one. */
+function clientState(config: ClientConfig): ClientState {
+  const headers = { "content-type": CONTENT_TYPE, ...config.headers };
+  const header = config.auth.type === "iam" ? undefined : staticAuthHeader(config.auth);
+  const authorized = header && { ...headers, [header[0]]: header[1] };
+  return { config, headers, authorized, clockOffsetMs: 0 };
 }
 
 /**
@@ -351,6 +364,8 @@ async function sendOnce(
   let authorized: HeadersInit;
   if (auth.type === "iam") {
     authorized = await untilAborted(sign(state, auth, body, headers), signal);
+  } else if (headers === state.headers && state.authorized) {
+    authorized = state.authorized;
   } else {
     let header = authHeader(auth);
     if (header instanceof Promise) header = await untilAborted(header, signal);
