@@ -1,7 +1,7 @@
 /**
  * `ServiceClient`: sends a GraphQL document over HTTP POST with the configured auth, and returns
- * the typed result. Thin glue over the modules beside it: options, auth, document, signal, retry,
- * response.
+ * the typed result. Thin glue: the options are checked here, and the work of each call is in
+ * `call.ts`.
  *
  * Follows GraphQL over HTTP (POST, JSON body `{query, variables?, operationName?}`) as the managed
  * service speaks it. Out of scope: subscriptions, caching, normalization, persisted queries.
@@ -9,28 +9,10 @@
  * @module
  */
 
-import { authHeader, type IamAuth, readCredentials, staticAuthHeader } from "./auth.ts";
-import type { AwsCredentials } from "./sigv4.ts";
-import { type Document, type PreparedDocument, prepareDocument, type Variables } from "./document.ts";
-import {
-  type ServiceError,
-  ServiceGraphQLError,
-  ServiceHttpError,
-  ServiceNetworkError,
-  ServiceResponseError,
-} from "./errors.ts";
-import {
-  type ClientConfig,
-  clientConfig,
-  type RequestConfig,
-  requestConfig,
-  type RequestOptions,
-  type ServiceClientOptions,
-} from "./options.ts";
-import { type GraphQLResult, resultOf } from "./response.ts";
-import { retryDelay, shouldRetry } from "./retry.ts";
-import { type CallSignal, callSignal, sleep } from "./signal.ts";
-import { invalid, invalidValue, isObject } from "./validate.ts";
+import { type ClientState, clientState, send } from "./call.ts";
+import type { Document, Variables } from "./document.ts";
+import { clientConfig, type RequestOptions, type ServiceClientOptions } from "./options.ts";
+import type { GraphQLResult } from "./response.ts";
 import type { IntrospectionQuery } from "graphql";
 
 /**
@@ -51,8 +33,6 @@ export type RequestArgs<TVariables> = [Record<never, never>] extends [TVariables
   : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions];
 
 /** The iam signer, `import()`ed on the first iam request (other modes never load it), then kept. */
-let signing: typeof import("./sigv4_record.ts") | undefined;
-const CONTENT_TYPE = "application/json; charset=UTF-8";
 
 /**
  * A GraphQL client for the managed service: one POST per attempt, five auth modes, typed results,
@@ -241,225 +221,5 @@ export class ServiceClient {
     } catch (err) {
       return Promise.reject(err);
     }
-  }
-}
-
-/** A client's checked options, its base headers, and the server's clock offset it learnt (iam only). */
-interface ClientState {
-  readonly config: ClientConfig;
-  /** `content-type` and the client's headers, merged once: a request without headers sends a copy. */
-  readonly headers: Readonly<Record<string, string>>;
-  /**
-   * `headers` plus the auth header, when the key or token is a value (not a getter) that can be
-   * sent: built once, and sent as it is by every request that adds no headers of its own.
-   */
-  readonly authorized: Readonly<Record<string, string>> | undefined;
-  /** Server clock minus ours, learnt from a signature rejected for time. */
-  clockOffsetMs: number;
-}
-
-/** The base headers of a client, and with them its static auth header when there is one. */
-function clientState(config: ClientConfig): ClientState {
-  const headers = { "content-type": CONTENT_TYPE, ...config.headers };
-  const header = config.auth.type === "iam" ? undefined : staticAuthHeader(config.auth);
-  const authorized = header && { ...headers, [header[0]]: header[1] };
-  return { config, headers, authorized, clockOffsetMs: 0 };
-}
-
-/**
- * One call: checks and prepares it, then attempts it. Synchronous up to the first attempt (bad input
- * throws here; the public methods turn that into a rejection), and a call that nothing can abort,
- * retry or re-sign is its one attempt: one async function from the start to the result. With
- * `unwrap`, resolves the result's `data`, and rejects a result with errors (`ServiceGraphQLError`).
- */
-function send(
-  state: ClientState,
-  document: unknown,
-  variables: unknown,
-  options: unknown,
-  unwrap: boolean,
-): Promise<unknown> {
-  const request = requestConfig(options);
-  const prepared = prepareDocument(document);
-  return prepared instanceof Promise
-    ? prepared.then((ready) => start(state, ready, variables, request, unwrap))
-    : start(state, prepared, variables, request, unwrap);
-}
-
-function start(
-  state: ClientState,
-  prepared: PreparedDocument,
-  variables: unknown,
-  request: RequestConfig,
-  unwrap: boolean,
-): Promise<unknown> {
-  const { config } = state;
-  const body = serialize(prepared.query, variables, request.operationName ?? prepared.operationName);
-  const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
-  const timeoutMs = config.timeoutMs === undefined || request.timeoutMs === undefined
-    ? config.timeoutMs ?? request.timeoutMs
-    : Math.min(config.timeoutMs, request.timeoutMs);
-  if (
-    !config.signal && !request.signal && timeoutMs === undefined && config.retry.attempts === 1 &&
-    config.auth.type !== "iam"
-  ) {
-    return sendOnce(state, body, headers, undefined, unwrap);
-  }
-  return attempts(state, body, headers, callSignal([config.signal, request.signal], timeoutMs), unwrap);
-}
-
-/** The attempts of one call, the waits between them, and the clock-skew re-sign (iam). */
-async function attempts(
-  state: ClientState,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  call: CallSignal,
-  unwrap: boolean,
-): Promise<unknown> {
-  const { config } = state;
-  try {
-    let resentForClock = false;
-    for (let attempt = 1;; attempt++) {
-      let result: GraphQLResult;
-      try {
-        throwIfAborted(call);
-        result = await sendOnce(state, body, headers, call.signal, false) as GraphQLResult;
-      } catch (err) {
-        throwIfAborted(call);
-        if (
-          !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
-            err instanceof ServiceResponseError)
-        ) {
-          throw err;
-        }
-        if (!resentForClock && learnClockSkew(state, err)) {
-          resentForClock = true;
-          attempt--;
-          continue;
-        }
-        const delay = shouldRetry(config.retry, err, attempt) && retryDelay(config.retry, err, attempt);
-        if (delay === false || delay === undefined || Date.now() + delay >= call.deadline) throw err;
-        await sleep(delay, call.signal).catch(() => throwIfAborted(call));
-        continue;
-      }
-      return unwrap ? dataOf(result) : result;
-    }
-  } finally {
-    call.done();
-  }
-}
-
-/**
- * One attempt: read auth now (a value at once, a getter awaited), sign last, send, read the
- * response, and with `unwrap` its `data`.
- */
-async function sendOnce(
-  state: ClientState,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  signal: AbortSignal | undefined,
-  unwrap: boolean,
-): Promise<unknown> {
-  const { auth, url, fetch } = state.config;
-  let authorized: HeadersInit;
-  if (auth.type === "iam") {
-    authorized = await untilAborted(sign(state, auth, body, headers), signal);
-  } else if (headers === state.headers && state.authorized) {
-    authorized = state.authorized;
-  } else {
-    let header = authHeader(auth);
-    if (header instanceof Promise) header = await untilAborted(header, signal);
-    const copy: Record<string, string> = { ...headers };
-    copy[header[0]] = header[1];
-    authorized = copy;
-  }
-  let response: Response;
-  let text: string;
-  try {
-    response = await fetch(
-      url,
-      { method: "POST", headers: authorized, body, signal, redirect: "manual" } as RequestInit,
-    );
-    text = await response.text();
-  } catch (cause) {
-    throw new ServiceNetworkError(cause);
-  }
-  const result = resultOf(response, text);
-  return unwrap ? dataOf(result) : result;
-}
-
-/** The `data` of a result; a result with errors throws them as a `ServiceGraphQLError`. */
-function dataOf(result: GraphQLResult): unknown {
-  if (result.errors?.length) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
-  return result.data;
-}
-
-/**
- * The headers to send in iam mode, SigV4's included: the signer's own Promise, with no async layer
- * of ours, once the signer is loaded and when the credentials are a value.
- */
-function sign(
-  state: ClientState,
-  auth: IamAuth,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  credentials: AwsCredentials | Promise<AwsCredentials> = readCredentials(auth),
-): Promise<Record<string, string>> {
-  if (credentials instanceof Promise || !signing) {
-    return Promise.all([credentials, signing ?? import("./sigv4_record.ts")]).then(([ready, module]) => {
-      signing = module;
-      return sign(state, auth, body, headers, ready);
-    });
-  }
-  const offset = state.clockOffsetMs;
-  return signing.signRecord(state.config.url, headers, body, {
-    region: auth.region,
-    service: "appsync",
-    credentials,
-    ...(offset ? { date: new Date(Date.now() + offset) } : {}),
-  });
-}
-
-/**
- * When the service rejected an iam signature for time, remembers the server's clock offset from
- * the response's `Date` and returns `true`: the request never ran, so it is re-signed and resent
- * once, with or without a retry policy.
- */
-function learnClockSkew(state: ClientState, err: ServiceError): boolean {
-  const serverTime = err instanceof ServiceHttpError && state.config.auth.type === "iam" &&
-    err.status === 403 &&
-    err.errors.some((e) => /signature (expired|not yet current)/i.test(String(e.message))) &&
-    Date.parse(err.headers.get("date")!);
-  if (!serverTime) return false;
-  state.clockOffsetMs = serverTime - Date.now();
-  return true;
-}
-
-function throwIfAborted(call: CallSignal): void {
-  const error = call.error();
-  if (error) throw error;
-}
-
-/** Settles with `promise`, or rejects as soon as `signal` aborts; the listener is removed either way. */
-function untilAborted<T>(promise: Promise<T> | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  return signal
-    ? new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort);
-      promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    })
-    : promise;
-}
-
-function serialize(query: string, variables: unknown, operationName: string | undefined): string {
-  if (variables != null && !isObject(variables)) throw invalidValue("variables", "an object", variables);
-  try {
-    return JSON.stringify({ query, variables: variables ?? undefined, operationName });
-  } catch (cause) {
-    throw invalid(
-      "Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)",
-      false,
-      cause,
-    );
   }
 }
