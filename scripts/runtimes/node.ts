@@ -20,7 +20,7 @@ export const NODES: Readonly<Record<string, string>> = {
 };
 
 /** How long one runtime's test run may take before it is killed and counted as failed. */
-export const RUN_TIMEOUT_SECONDS = 120;
+export const RUN_TIMEOUT_SECONDS = 60;
 
 /**
  * Runs a command under coreutils' `timeout`, which kills its whole process group (test files run in
@@ -102,7 +102,18 @@ export async function runNode(versions: readonly string[], verbose = false): Pro
       );
     }
     console.log(`node ${version}: ${files.length} test files`);
-    const run = await capture(binary, ["--test", "--test-reporter=spec", ...files]);
+    const args = ["--test", "--test-reporter=spec", ...files];
+    let run = await capture(binary, args);
+    if (run.code === 124) {
+      // Seen once in CI on Node 18.17.1: every test of a file passed, then that file's process kept
+      // spinning (98% CPU) instead of exiting. Not reproduced in 30 runs since; cause not found. The
+      // hang is reported here, with the end of its output, and the run is made once more.
+      console.log(run.output.split("\n").slice(-30).join("\n"));
+      console.log(
+        `  ⚠ node ${version} hung and was killed after ${RUN_TIMEOUT_SECONDS} s: running it once more`,
+      );
+      run = await capture(binary, args);
+    }
     results.push(resultOf(`node ${version.slice(1)}`, run, nodeCounts(run.output), started, verbose));
   }
   return results;
