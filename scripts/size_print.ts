@@ -13,7 +13,7 @@ import * as esbuild from "esbuild";
 import { gzipSync } from "node:zlib";
 
 /** The printer's share of the bundle budget, in gzipped bytes. */
-const BUDGET = 700;
+const BUDGET = 610;
 const entry = new URL("../src/print.ts", import.meta.url).pathname;
 
 async function measure(shared: boolean): Promise<{ minified: number; gzipped: number; inputs: string[] }> {

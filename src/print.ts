@@ -7,7 +7,7 @@
  * and graphql-js's legacy fragment variables (`fragment F($a: Int) on T`).
  *
  * Out of scope: the type system (section 3: schema, type and directive definitions and their extensions).
- * Such a node throws a `TypeError` with the code `INVALID_ARGUMENT`.
+ * Such a node, or any node of an unknown kind, throws a `TypeError` with the code `INVALID_ARGUMENT`.
  *
  * The output is compact rather than pretty: one line, no indentation, one space between the items of a list
  * (selections, arguments, values, definitions…) and none around punctuation; a description touches the
@@ -16,84 +16,59 @@
  *
  * The text parses to the same AST as graphql-js's `print` output, with one difference by design: a block
  * string (`"""…"""`) is printed as a regular string with the same value, so it parses back with
- * `block: false`. Strings are escaped by `JSON.stringify`, whose escapes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00XX`) are all valid GraphQL escapes
- * (2.9.4 String Value). Lone surrogates have no GraphQL spelling: such a string cannot round-trip.
+ * `block: false`. Strings are escaped by `JSON.stringify`, whose escapes (`\"`, `\\`, `\b`, `\f`, `\n`,
+ * `\r`, `\t`, `\u00XX`) are all valid GraphQL escapes (2.9.4 String Value). Lone surrogates have no GraphQL
+ * spelling: such a string cannot round-trip.
  *
  * The client loads this module lazily, only for a `DocumentNode` that carries no `loc`, so every byte
- * here counts against the bundle budget: keep it small.
+ * here counts against the bundle budget: keep it small. That is why each kind is a template string read by
+ * one regular expression rather than a function of its own.
  *
  * @module
  */
 
-import type { ASTNode, DocumentNode } from "graphql";
+import type { DocumentNode } from "graphql";
 
-type Printer = (node: ASTNode) => string;
-type Printers = { [K in ASTNode["kind"]]?: (node: Extract<ASTNode, { readonly kind: K }>) => string };
+/** What the printer walks, loosely: a node, a list of nodes, or a leaf value (string, boolean, nothing). */
+type Node = { readonly kind: string; readonly [field: string]: unknown } & readonly Node[];
 
-/** Prints `node` between `before` and `after`, or nothing when there is no node. */
-function one(node: ASTNode | undefined, before = "", after = ""): string {
-  if (!node) return "";
-  const printer = printers[node.kind] as Printer | undefined;
-  if (!printer) {
-    // Built here rather than with validate.ts's `invalid`: importing it would split the core's
-    // validation into a chunk of its own, shared with this lazily loaded one.
-    throw Object.assign(
-      new TypeError(`Cannot print ${node.kind}: only operations and fragments are supported`),
-      {
-        code: "INVALID_ARGUMENT",
-      },
-    );
-  }
-  return before + printer(node) + after;
-}
-
-/** Prints `nodes` separated by spaces, between `before` and `after`, or nothing when there are none. */
-const all = (nodes: readonly ASTNode[] | undefined, before = "", after = ""): string =>
-  nodes?.length ? before + nodes.map((node) => one(node)).join(" ") + after : "";
-
-// Booleans too: the concatenation in `one` turns `true` into "true".
-const value = (node: { readonly value: string | boolean }) => node.value as string;
-
-const pair = (node: { readonly name: ASTNode; readonly value: ASTNode }): string =>
-  one(node.name) + one(node.value, ":");
-
-// No prototype: a node whose kind is "constructor" or "__proto__" finds no printer.
-const printers: Printers = {
-  __proto__: null,
-  Document: (node) => all(node.definitions),
-  OperationDefinition: (node) =>
-    one(node.description) + node.operation + one(node.name, " ") + all(node.variableDefinitions, "(", ")") +
-    all(node.directives) + one(node.selectionSet),
-  VariableDefinition: (node) =>
-    one(node.description) + one(node.variable) + one(node.type, ":") + one(node.defaultValue, "=") +
-    all(node.directives),
-  SelectionSet: (node) => "{" + all(node.selections) + "}",
-  Field: (node) =>
-    one(node.alias, "", ":") + one(node.name) + all(node.arguments, "(", ")") + all(node.directives) +
-    one(node.selectionSet),
-  Argument: pair,
-  FragmentSpread: (node) => one(node.name, "...") + all(node.directives),
-  InlineFragment: (node) =>
-    "..." + one(node.typeCondition, "on ") + all(node.directives) + one(node.selectionSet),
-  FragmentDefinition: (node) =>
-    one(node.description) + one(node.name, "fragment ") + all(node.variableDefinitions, "(", ")") +
-    one(node.typeCondition, " on ") + all(node.directives) + one(node.selectionSet),
-  Directive: (node) => one(node.name, "@") + all(node.arguments, "(", ")"),
-  Variable: (node) => one(node.name, "$"),
-  Name: value,
-  IntValue: value,
-  FloatValue: value,
-  EnumValue: value,
-  BooleanValue: value,
-  StringValue: (node) => JSON.stringify(node.value),
-  NullValue: () => "null",
-  ListValue: (node) => "[" + all(node.values) + "]",
-  ObjectValue: (node) => "{" + all(node.fields) + "}",
-  ObjectField: pair,
-  NamedType: (node) => one(node.name),
-  ListType: (node) => one(node.type, "[", "]"),
-  NonNullType: (node) => one(node.type, "", "!"),
-} as Printers;
+/**
+ * How each kind prints: its fields, by name, in order. A field's prefix (punctuation, then at most one
+ * keyword and a space: `(`, `=`, `$`, `@`, ` on `, `fragment `) and its suffix (`)`, `:` or `!`) are
+ * written only when the field prints as some text, so an absent field or an empty list leaves no trace. A
+ * comma separates without being written: the text before it (`...`, `[`, `{`), like the text after the
+ * last field, is always written. An empty template prints the node's `value` with `JSON.stringify` (a
+ * string, or `null`). Only own properties are templates: `constructor` and other `Object.prototype`
+ * members are not strings (they have no `replace`), so such kinds are rejected like any other unknown
+ * kind.
+ */
+const templates: { readonly [kind: string]: string } = {
+  Name: "value",
+  IntValue: "value",
+  FloatValue: "value",
+  EnumValue: "value",
+  BooleanValue: "value",
+  StringValue: "",
+  NullValue: "",
+  ListValue: "[,values]",
+  ObjectValue: "{,fields}",
+  ObjectField: "name:value",
+  Argument: "name:value",
+  Variable: "$name",
+  Directive: "@name(arguments)",
+  NamedType: "name",
+  ListType: "[type]",
+  NonNullType: "type!",
+  Document: "definitions",
+  OperationDefinition: "description,operation, name(variableDefinitions)directives,selectionSet",
+  VariableDefinition: "description,variable:type=defaultValue,directives",
+  SelectionSet: "{,selections}",
+  Field: "alias:name(arguments)directives,selectionSet",
+  FragmentSpread: "...name,directives",
+  InlineFragment: "...,on typeCondition,directives,selectionSet",
+  FragmentDefinition:
+    "description,fragment name(variableDefinitions) on typeCondition,directives,selectionSet",
+};
 
 /**
  * Prints an executable GraphQL document (operations and fragments) as compact query text. The text
@@ -103,7 +78,7 @@ const printers: Printers = {
  * @param document A parsed document, for example a codegen `DocumentNode` that has no `loc`.
  * @returns The query text, on one line.
  * @throws {TypeError} With the code `INVALID_ARGUMENT` when the document holds a type-system definition
- * (schema, type, directive or extension), naming its kind.
+ * (schema, type, directive or extension) or a node of an unknown kind, naming its kind.
  *
  * @example Print a codegen document
  * ```ts
@@ -134,4 +109,27 @@ const printers: Printers = {
  * assert.equal(print(document), "query Hero{hero(episode:JEDI){name}}");
  * ```
  */
-export const print: (document: DocumentNode) => string = one;
+export function print(document: DocumentNode): string {
+  // Recursion passes fields of every sort here; `print` only promises to print a whole document.
+  const node = document as unknown as Node;
+  // A leaf (a name, the operation keyword, a boolean), or nothing (an absent field, or null): as text.
+  if (node !== Object(node)) return [node] + "";
+  if (node.map) return node.map(print as never).join(" ");
+  const template = templates[node.kind];
+  if (!template?.replace) {
+    // Built here rather than with validate.ts's `invalid`: importing it would split the core's
+    // validation into a chunk of its own, shared with this lazily loaded one.
+    const error: TypeError & { code?: string } = new TypeError(
+      `Cannot print ${node.kind}: only operations and fragments are supported`,
+    );
+    error.code = "INVALID_ARGUMENT";
+    throw error;
+  }
+  return template
+    ? template.replace(
+      /,?([^\w,]*(?:\w+ )?)(\w+)([):!]*)/g,
+      (_, before: string, field: string, after: string) =>
+        (_ = print(node[field] as never)) && before + _ + after,
+    )
+    : JSON.stringify(node.value ?? null);
+}

@@ -44,6 +44,10 @@ describe("introspection", () => {
       );
     });
 
+    it("the query spends no byte on ignored tokens: one space, and only between two names", () => {
+      assert.doesNotMatch(INTROSPECTION_QUERY, /[,\t\n\r\ufeff#]|^ | $| \W|\W /);
+    });
+
     it("sends the standard query and resolves the typed schema, which rebuilds the endpoint's SDL", async () => {
       const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
       const result = await client.introspect({ timeoutMs: 5_000 });

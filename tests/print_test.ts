@@ -282,7 +282,8 @@ describe("print()", () => {
   });
 
   it("rejects a node whose kind is unknown, even one named like an Object.prototype member", () => {
-    for (const kind of ["Bogus", "toString", "constructor", "__proto__", "hasOwnProperty"]) {
+    const kinds = ["Bogus", "", "Int", "Value", "document", ...Object.getOwnPropertyNames(Object.prototype)];
+    for (const kind of kinds) {
       const document = {
         kind: "Document",
         definitions: [{ kind: "FragmentDefinition", name: { kind }, typeCondition: { kind } }],
@@ -293,6 +294,62 @@ describe("print()", () => {
         message: `Cannot print ${kind}: only operations and fragments are supported`,
       });
     }
+  });
+
+  it("rejects a node without a kind, naming it undefined", () => {
+    const document = {
+      kind: "Document",
+      definitions: [{ kind: "OperationDefinition", operation: "query", selectionSet: { selections: [] } }],
+    } as unknown as DocumentNode;
+    assert.throws(() => print(document), {
+      name: "TypeError",
+      code: "INVALID_ARGUMENT",
+      message: "Cannot print undefined: only operations and fragments are supported",
+    });
+  });
+
+  it("treats null like an absent field or an empty list", () => {
+    const name = (value: string) => ({ kind: "Name", value });
+    const field = (value: string, selectionSet: unknown = null) => ({
+      kind: "Field",
+      alias: null,
+      name: name(value),
+      arguments: null,
+      directives: null,
+      selectionSet,
+    });
+    const document = {
+      kind: "Document",
+      definitions: [{
+        kind: "OperationDefinition",
+        description: null,
+        operation: "query",
+        name: null,
+        variableDefinitions: null,
+        directives: null,
+        selectionSet: {
+          kind: "SelectionSet",
+          selections: [field("a", { kind: "SelectionSet", selections: [field("b")] })],
+        },
+      }, {
+        kind: "FragmentDefinition",
+        description: null,
+        name: name("F"),
+        variableDefinitions: null,
+        typeCondition: { kind: "NamedType", name: name("T") },
+        directives: null,
+        selectionSet: {
+          kind: "SelectionSet",
+          selections: [{
+            kind: "InlineFragment",
+            typeCondition: null,
+            directives: null,
+            selectionSet: { kind: "SelectionSet", selections: [field("c")] },
+          }],
+        },
+      }],
+    } as unknown as DocumentNode;
+    assert.equal(print(document), "query{a{b}} fragment F on T{...{c}}");
   });
 
   const sdl: [string, string][] = [
