@@ -46,7 +46,7 @@ export const UNSIGNABLE_HEADER: RegExp =
   /^(proxy-|sec-|(authorization|cache-control|connection|expect|from|keep-alive|max-forwards|pragma|referer|te|trailer|transfer-encoding|upgrade|user-agent|x-amzn-trace-id)$)/;
 
 /** Throws a `TypeError` with `code: "INVALID_ARGUMENT"` that names the field and never shows its value. */
-const invalid = (field: string): never => {
+const invalid: (field: string) => never = (field) => {
   const error = TypeError("Invalid " + field) as TypeError & { code: string };
   error.code = "INVALID_ARGUMENT";
   throw error;
@@ -101,9 +101,9 @@ export const signer = <Key>(
   keys: Map<string, MaybePromise<Key>> = new Map(),
 ): Signer =>
 async (request, options) => {
-  const credentials = options?.credentials;
   const region = text(options, "region");
   const service = text(options, "service");
+  const credentials = options.credentials;
   const accessKeyId = text(credentials, "accessKeyId");
   const secret = text(credentials, "secretAccessKey");
   // As fetch sends it: the six standard methods in uppercase, any other as given.
@@ -112,23 +112,25 @@ async (request, options) => {
   const body = request.body ?? "";
   if (typeof body != "string") invalid("body");
   const date = options.date ?? new Date();
-  let field = "date", url: URL, headers: Headers;
+  let field = "date", url: URL, headers: Headers, longDate: string;
   try {
     // An invalid Date throws here, and so does anything else without the methods of a Date.
-    if (time !== +date) {
-      stamp = date.toISOString().replace(/\.\d+|\W/g, "");
-      time = +date;
-    }
+    longDate = time === +date
+      ? stamp
+      : (stamp = date.toISOString().replace(/\.\d+|\W/g, ""), time = +date, stamp);
     field = "url";
     url = new URL(request.url);
     field = "headers";
     headers = new Headers(request.headers);
   } catch {
     // The native message may quote the URL or a header value: it must not reach the caller.
-    return invalid(field);
+    invalid(field);
   }
-  const longDate = stamp; // another signature may change `stamp` while this one waits
+  // Hashed now, while the headers are worked out: on Web Crypto the hash runs off the main thread. (Also
+  // when a given x-amz-content-sha256 makes it unneeded: that is rare, and a check costs bytes.)
+  const bodyHash = sha256Hex(body);
   const scope = `${longDate.slice(0, 8)}/${region}/${service}/aws4_request`;
+  const signingKey = keyFor(keys, hmacKey, hmac, secret, scope);
 
   // As smithy does, drop `date`. `host` is the URL's (the one fetch sends), signed but not returned.
   // Headers iterate lowercase, trimmed and sorted: the canonical headers are read off them.
@@ -145,24 +147,18 @@ async (request, options) => {
   });
   headers.delete("host");
 
-  const signingKey = keyFor(keys, hmacKey, hmac, secret, scope);
-
-  const canonicalRequest = [
-    method,
-    uriEncode(url.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/"),
-    // A space sorts before any encoded character: sorting "key value" sorts by key, then by value.
-    // (Without a query, `searchParams` is not read: making it costs a thirtieth of a signature on Deno.)
-    url.search &&
-    [...url.searchParams].map(([key, value]) => uriEncode(key) + " " + uriEncode(value)).sort().join("&")
-      .replace(/ /g, "="),
-    lines,
-    names,
-    // A given x-amz-content-sha256 stands for the body's hash, as in smithy and every AWS SDK.
-    headers.get("x-amz-content-sha256") ?? await sha256Hex(body),
-  ].join("\n");
+  // The canonical request: the method, the path encoded once more, the query sorted (a space sorts before
+  // any encoded character, so sorting "key value" sorts by key, then by value; without a query,
+  // `searchParams` is not made: that costs a thirtieth of a signature on Deno), the headers, their
+  // names, and the payload hash, for which a given x-amz-content-sha256 stands, as in every AWS SDK.
   const signature = await hmacHex(
     await signingKey,
-    `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await sha256Hex(canonicalRequest)}`,
+    `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await sha256Hex(
+      `${method}\n${uriEncode(url.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/")}\n${
+        url.search &&
+        [...url.searchParams].map((pair) => pair.map(uriEncode).join(" ")).sort().join("&").replace(/ /g, "=")
+      }\n${lines}\n${names}\n${headers.get("x-amz-content-sha256") ?? await bodyHash}`,
+    )}`,
   );
   headers.set(
     "authorization",
@@ -205,10 +201,9 @@ export const recordSigner = <Key>(
       const parsed = new URL(url);
       href = url;
       host = parsed.host;
+      // The canonical path and query, as signer() makes them.
       target = uriEncode(parsed.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/") + "\n" +
-        [...parsed.searchParams].map(([key, value]) => uriEncode(key) + " " + uriEncode(value)).sort().join(
-          "&",
-        )
+        [...parsed.searchParams].map((pair) => pair.map(uriEncode).join(" ")).sort().join("&")
           .replace(/ /g, "=");
     }
     // x-amz-date has whole seconds: the text is made once a second.
@@ -218,6 +213,8 @@ export const recordSigner = <Key>(
     }
     // Another signature may change the cached parts while this one waits: read them now.
     const longDate = lastDate, path = target;
+    // Hashed first: on Web Crypto the hash runs off the main thread while the headers are worked out.
+    const payloadHash = headers["x-amz-content-sha256"] ?? sha256Hex(body);
     const scope = `${longDate.slice(0, 8)}/${region}/${service}/aws4_request`;
     const sent: Record<string, string> = {};
     for (const name in headers) if (name != "date") sent[name] = headers[name]!; // as smithy does
@@ -231,11 +228,10 @@ export const recordSigner = <Key>(
       }
     }
     const signingKey = keyFor(keys, hmacKey, hmac, credentials.secretAccessKey, scope);
-    const payloadHash = sent["x-amz-content-sha256"] ?? await sha256Hex(body);
     const signature = await hmacHex(
       await signingKey,
       `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await sha256Hex(
-        `POST\n${path}\n${lines}\n${names}\n${payloadHash}`,
+        `POST\n${path}\n${lines}\n${names}\n${await payloadHash}`,
       )}`,
     );
     sent.authorization =

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import * as webPrimitives from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
-import { createSigner, SIGNING_KEY_CACHE_LIMIT } from "../src/sigv4_signer.ts";
+import { createSigner, recordSigner, SIGNING_KEY_CACHE_LIMIT } from "../src/sigv4_signer.ts";
 import { invalid } from "../src/validate.ts";
 
 const SECRET = "SENTINEL/secret+access+key";
@@ -222,6 +222,34 @@ describe("signing-key cache", () => {
       assert.ok(keys.size <= SIGNING_KEY_CACHE_LIMIT, `${keys.size} keys after ${n + 1} secrets`);
       assert.ok(keys.size >= 1);
     }
+  });
+
+  it(`the client's record signer keeps at most ${SIGNING_KEY_CACHE_LIMIT} keys too`, async () => {
+    const keys = new Map();
+    const { hmacKey, hmac, hmacHex, sha256Hex } = nodePrimitives;
+    const sign = recordSigner(hmacKey, hmac, hmacHex, sha256Hex, keys);
+    for (let n = 0; n < 5 * SIGNING_KEY_CACHE_LIMIT; n++) {
+      await sign(String(request.url), {}, request.body!, {
+        ...options,
+        credentials: { accessKeyId: KEY_ID, secretAccessKey: `${SECRET}-${n}` },
+      });
+      assert.ok(keys.size <= SIGNING_KEY_CACHE_LIMIT, `${keys.size} keys after ${n + 1} secrets`);
+      assert.ok(keys.size >= 1);
+    }
+  });
+
+  it("caches a key under the same name in signRequest's signer and the record signer", async () => {
+    // Both signers go through keyFor: a key either one derives, the other finds.
+    const keys = new Map();
+    const { hmacKey, hmac, hmacHex, sha256Hex } = nodePrimitives;
+    const record = recordSigner(hmacKey, hmac, hmacHex, sha256Hex, keys);
+    await createSigner(nodePrimitives, keys)(request, options);
+    const [cached] = [...keys.values()];
+    await record(String(request.url), {}, request.body!, options);
+    assert.deepEqual([...keys.values()], [cached]);
+    await record(String(request.url), {}, request.body!, { ...options, region: "us-east-1" });
+    await createSigner(nodePrimitives, keys)(request, { ...options, region: "us-east-1" });
+    assert.equal(keys.size, 2);
   });
 
   it("derives a key once per secret, day, region and service", async () => {
