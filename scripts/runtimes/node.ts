@@ -133,7 +133,7 @@ export async function runNode(versions: readonly string[], verbose = false): Pro
     const args = ["--test", "--test-reporter=spec", ...files];
     let run = await watched(binary, args);
     if (run.code === 124) {
-      // Seen on Node 18.17.1 only: in 3 of 5 CI runs on a fresh clone (the first Node 18 run), and in
+      // Seen on Node 18.17.1 only: in 3 of 6 CI runs on a fresh clone (the first Node 18 run), and in
       // 1 of about 200 runs in a loop here, a run stops printing after tests/introspection_test.js and
       // a process keeps spinning; cause not found. The hang is reported here, with the end of its
       // output and the diagnostic reports `watched` collected, and the run is made once more.
