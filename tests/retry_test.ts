@@ -11,8 +11,7 @@ import {
 } from "../mod.ts";
 import { retryAfterMs, retryDelay, retryPolicy } from "../src/retry.ts";
 import { type Endpoint, send, startEndpoint } from "./_server.ts";
-import { API_KEY } from "./_fixtures.ts";
-import { rejection } from "./_fixtures.ts";
+import { API_KEY, rejection } from "./_fixtures.ts";
 
 let endpoint: Endpoint;
 

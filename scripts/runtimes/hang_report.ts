@@ -60,7 +60,11 @@ export function watchForHang(): HangWatch {
     },
     arm(afterSeconds, marker) {
       const timer = setTimeout(async () => {
-        const alive = await processesOf(marker);
+        // Evidence is a bonus: without `ps` (a minimal image), the hang is still reported and re-run.
+        const alive = await processesOf(marker).catch((err) => {
+          console.log(`  ⏱ cannot list the run's processes: ${err}`);
+          return [];
+        });
         console.log(`  ⏱ still running after ${afterSeconds} s (pid, %cpu, seconds, command):`);
         for (const { pid, cpu, seconds, args } of alive) {
           console.log(`    ${pid} ${cpu}% ${seconds}s ${args.slice(0, 160)}`);
