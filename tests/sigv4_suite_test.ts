@@ -1,5 +1,5 @@
 /**
- * AWS's Signature Version 4 test suite (`../shared/sigv4-suite/`, 31 cases): for each case, the
+ * AWS's Signature Version 4 test suite (`tests/fixtures/sigv4-suite/`, 31 cases, provenance in its SOURCE.md): for each case, the
  * canonical request, the string to sign and the Authorization value must equal the suite's
  * `.creq`, `.sts` and `.authz` files.
  *
@@ -29,7 +29,7 @@ import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv
 import { createSigner, type SigningPrimitives } from "../src/sigv4_signer.ts";
 
 const SUITE_DIR = process.env.SIGV4_SUITE ??
-  fileURLToPath(new URL("../../shared/sigv4-suite/", import.meta.url));
+  fileURLToPath(new URL("./fixtures/sigv4-suite/", import.meta.url));
 const REGION = "us-east-1";
 const SERVICE = "service";
 const DATE = new Date("2015-08-30T12:36:00Z");

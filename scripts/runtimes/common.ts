@@ -18,7 +18,7 @@ export const NPM_DIR: string = `${ROOT}/npm`;
 /** The toolchain CI installs first (`npm install --prefix .ci`). */
 export const CI_TOOLS: string = `${ROOT}/.ci/node_modules`;
 /** AWS's SigV4 suite, read by tests/sigv4_suite_test.ts (its relative default does not hold in npm/tests/). */
-export const SIGV4_SUITE: string = `${ROOT}/../shared/sigv4-suite/`;
+export const SIGV4_SUITE: string = `${ROOT}/tests/fixtures/sigv4-suite/`;
 
 /** The outcome of one runtime's run. */
 export interface RunResult {
