@@ -1,6 +1,6 @@
 /**
  * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20 and 22,
- * Bun, Chromium (with and without `AbortSignal.any`), workerd and edge-runtime. Deno runs the
+ * the check of Node 18's exit preload (node18_exit_check.ts), Bun, Chromium (with and without `AbortSignal.any`), workerd and edge-runtime. Deno runs the
  * source with `deno task test`, not here.
  *
  * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, then prints one line
@@ -16,6 +16,7 @@ import { runBun } from "./bun.ts";
 import { prepare, type RunResult, runScript, summary } from "./common.ts";
 import { runEdge } from "./edge.ts";
 import { NODES, runNode } from "./node.ts";
+import { runNode18ExitCheck } from "./node18_exit_check.ts";
 import { runWorker } from "./worker.ts";
 
 /** Runs every runtime and returns their results, a failure to start counting as a failed run. */
@@ -25,6 +26,7 @@ export async function runAll(verbose = false): Promise<RunResult[]> {
       `node ${major}`,
       () => runNode([major], verbose),
     ]),
+    ["node 18 exit", runNode18ExitCheck],
     ["bun", () => runBun(verbose)],
     ["chromium", runBrowser],
     ["workerd", runWorker],

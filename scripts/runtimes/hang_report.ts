@@ -3,11 +3,13 @@
  * run's processes that are still alive (with their CPU use), asks each Node process among them for
  * a diagnostic report (`--report-on-signal`, SIGUSR2), and prints, per report, the command line,
  * the JavaScript stack and the libuv handles still open. Node writes a report when its event loop
- * next runs: a process stuck in JavaScript writes none, and its `ps` line is the evidence. Without it, a hang killed by the time
- * limit says only which file printed last, not which process is stuck or where.
+ * next runs: a process stuck in JavaScript or in Node's own teardown writes none, and its `ps` line
+ * is the evidence (then attach gdb: `gdb -p PID -batch -ex bt`). Without this, a hang killed by the
+ * time limit says only which file printed last, not which process is stuck or where.
  *
- * Written for an intermittent hang of Node 18.17.1 in CI (a test process spinning after its tests
- * passed); see scripts/runtimes/node.ts.
+ * Written for Node 18.17.1's intermittent hang at exit (a test process spinning after its tests
+ * passed; gdb later showed V8's FinalizationRegistry cleanup looping in teardown, which
+ * node18_exit.cjs now avoids, see node.ts), and kept as a safety net for the next hang.
  *
  * @module
  */
