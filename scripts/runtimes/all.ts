@@ -1,7 +1,7 @@
 /**
  * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20 and 22,
- * the check of Node 18's exit preload (node18_exit_check.ts), Bun, Chromium (with and without `AbortSignal.any`), workerd and edge-runtime. Deno runs the
- * source with `deno task test`, not here.
+ * the check of Node 18's exit preload (node18_exit_check.ts), Bun, Chromium (with and without
+ * `AbortSignal.any`), workerd and edge-runtime. Deno runs the source with `deno task test`, not here.
  *
  * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, then prints one line
  * per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.

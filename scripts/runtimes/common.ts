@@ -35,7 +35,10 @@ export interface CheckLine {
   readonly name: string;
   readonly ok: boolean;
   readonly ms: number;
+  /** Why it failed, or why it was skipped. */
   readonly error?: string;
+  /** Not run to a verdict: counted as skipped, whatever `ok` says. */
+  readonly skipped?: boolean;
 }
 
 /**
@@ -67,16 +70,16 @@ export function summary(result: RunResult): string {
  */
 export function reportChecks(runtime: string, lines: readonly CheckLine[], started: number): RunResult {
   for (const line of lines) {
-    console.log(
-      line.ok ? `  ✔ ${line.name} (${line.ms} ms)` : `  ✖ ${line.name} (${line.ms} ms)\n      ${line.error}`,
-    );
+    const mark = line.skipped ? "↷" : line.ok ? "✔" : "✖";
+    console.log(`  ${mark} ${line.name} (${line.ms} ms)${line.error ? `\n      ${line.error}` : ""}`);
   }
-  const failed = lines.filter((line) => !line.ok).length;
+  const failed = lines.filter((line) => !line.ok && !line.skipped).length;
+  const skipped = lines.filter((line) => line.skipped).length;
   const result = {
     runtime,
-    passed: lines.length - failed,
+    passed: lines.length - failed - skipped,
     failed: lines.length ? failed : 1,
-    skipped: 0,
+    skipped,
     seconds: (performance.now() - started) / 1000,
   };
   if (!lines.length) console.log(`  ✖ ${runtime}: no check ran`);

@@ -96,7 +96,7 @@ export function resultOf(
  * environment teardown in which Node 18.17.1 can spin forever (V8's FinalizationRegistry cleanup
  * task re-posting itself; see the file). Node 20 and 22 do not need it and run without it.
  */
-const NODE18_EXIT = `${ROOT}/scripts/runtimes/node18_exit.cjs`;
+export const NODE18_EXIT: string = `${ROOT}/scripts/runtimes/node18_exit.cjs`;
 
 /**
  * {@link capture} for a test run, watched: 5 s before the time limit, the run's processes still

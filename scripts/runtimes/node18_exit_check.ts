@@ -14,11 +14,10 @@
  * @module
  */
 
-import { type CheckLine, ROOT, type RunResult, runScript, summary } from "./common.ts";
-import { NODES } from "./node.ts";
+import { reportChecks, ROOT, type RunResult, runScript } from "./common.ts";
+import { NODE18_EXIT, NODES } from "./node.ts";
 
 const SCRIPT = `${ROOT}/scripts/runtimes/fetch_then_exit.mjs`;
-const PRELOAD = `${ROOT}/scripts/runtimes/node18_exit.cjs`;
 /**
  * The script takes ~5 s (fetch's idle connection closes after 4 s), so this leaves a loaded machine
  * time to start Node, fetch and exit; a process still running then is hung, and killed.
@@ -29,7 +28,7 @@ const LIMIT_MS = 15_000;
 async function exitCodeOf(preload: boolean, code: number): Promise<number | undefined> {
   const args = [
     "--stress-incremental-marking",
-    ...(preload ? ["--require", PRELOAD] : []),
+    ...(preload ? ["--require", NODE18_EXIT] : []),
     SCRIPT,
     `${code}`,
   ];
@@ -47,40 +46,28 @@ async function exitCodeOf(preload: boolean, code: number): Promise<number | unde
 /** The check and its control, as a runtime result. */
 export async function runNode18ExitCheck(): Promise<RunResult[]> {
   const started = performance.now();
-  const lines: Array<CheckLine & { skipped?: boolean }> = [];
   const code = await exitCodeOf(true, 3);
-  lines.push({
-    name: "with node18_exit.cjs, a process that used fetch exits, with its own exit code (3)",
-    ok: code === 3,
-    ms: performance.now() - started,
-    ...(code === 3
-      ? {}
-      : { error: code === undefined ? `still running after ${LIMIT_MS} ms` : `exit code ${code}` }),
-  });
-  const controlStarted = performance.now();
+  const exitMs = Math.round(performance.now() - started);
   const control = await exitCodeOf(false, 0);
-  lines.push({
-    name: "control: without it, the same process hangs at exit (so the preload is still needed)",
-    ok: true,
-    skipped: control !== undefined,
-    ms: performance.now() - controlStarted,
-    ...(control === undefined
-      ? {}
-      : { error: `it exited (code ${control}): node18_exit.cjs may no longer be needed` }),
-  });
-  for (const line of lines) {
-    const mark = line.skipped ? "↷" : line.ok ? "✔" : "✖";
-    console.log(`  ${mark} ${line.name} (${Math.round(line.ms)} ms)${line.error ? `: ${line.error}` : ""}`);
-  }
-  const result: RunResult = {
-    runtime: "node 18 exit (node18_exit.cjs)",
-    passed: lines.filter((line) => line.ok && !line.skipped).length,
-    failed: lines.filter((line) => !line.ok).length,
-    skipped: lines.filter((line) => line.skipped).length,
-    seconds: (performance.now() - started) / 1000,
-  };
-  console.log(summary(result));
-  return [result];
+  const controlMs = Math.round(performance.now() - started) - exitMs;
+  return [reportChecks("node 18 exit (node18_exit.cjs)", [
+    {
+      name: "with node18_exit.cjs, a process that used fetch exits, with its own exit code (3)",
+      ok: code === 3,
+      ms: exitMs,
+      ...(code === 3
+        ? {}
+        : { error: code === undefined ? `still running after ${LIMIT_MS} ms` : `exit code ${code}` }),
+    },
+    {
+      name: "control: without it, the same process hangs at exit (so the preload is still needed)",
+      ok: true,
+      ms: controlMs,
+      ...(control === undefined
+        ? {}
+        : { skipped: true, error: `it exited (code ${control}): node18_exit.cjs may no longer be needed` }),
+    },
+  ], started)];
 }
 
 if (import.meta.main) await runScript(runNode18ExitCheck);
