@@ -16,8 +16,9 @@ export type MaybePromise<T> = T | Promise<T>;
 export type HmacKey = CryptoKey;
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
+// reduce, not Array.from with a map function: in a signature, on Deno, that one costs ~10 µs more.
 const hex = (buffer: ArrayBuffer) =>
-  Array.from(new Uint8Array(buffer), (byte) => (byte | 256).toString(16).slice(1)).join("");
+  new Uint8Array(buffer).reduce((text, byte) => text + (byte | 256).toString(16).slice(1), "");
 
 /** Turns a secret (UTF-8 text or raw bytes) into an HMAC-SHA256 key. */
 export const hmacKey = (secret: string | Uint8Array | ArrayBuffer): MaybePromise<HmacKey> =>
