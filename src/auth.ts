@@ -217,12 +217,20 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
       throw invalidValue("auth.region", "a non-empty string", auth.region);
     }
     if (typeof value !== "function") {
-      expectOptions(value, "auth.credentials", ["accessKeyId", "secretAccessKey", "sessionToken"]);
+      // The other fields of the AWS SDK's credentials are accepted (and not used): its objects pass as they are.
+      expectOptions(value, "auth.credentials", [
+        "accessKeyId",
+        "secretAccessKey",
+        "sessionToken",
+        "expiration",
+        "credentialScope",
+        "accountId",
+      ]);
       const problem = credentialsProblem(value);
       if (problem) throw invalid(`Invalid auth.credentials: ${problem}`);
     }
   } else if (typeof value !== "function" && (typeof value !== "string" || !value)) {
-    throw invalidValue(`auth.${field}`, "a non-empty string or a function", value);
+    throw invalidValue(`auth.${field}`, "a non-empty string or a function", value, false, true);
   }
 }
 
@@ -243,20 +251,10 @@ export function authHeader(
     : headerOf(field, header, source);
 }
 
-/**
- * The header of a mode whose key or token is a value that can be sent, or `undefined` for a getter
- * (never called here) or an unsendable value (reported per request).
- */
-export function staticAuthHeader(auth: Exclude<AuthOptions, IamAuth>): [string, string] | undefined {
-  const [field, header] = FIELDS[auth.type];
-  const source = (auth as unknown as Record<string, unknown>)[field];
-  return typeof source === "string" && source && !headerProblem(source) ? [header, source] : undefined;
-}
-
 function headerOf(field: string, header: string, value: unknown): [string, string] {
   const problem = typeof value === "string" && value
     ? headerProblem(value)
-    : `returned ${describe(value)}, expected a non-empty string`;
+    : `returned ${describe(value, true)}, expected a non-empty string`;
   if (problem) throw new ServiceAuthError(field, problem);
   return [header, value as string];
 }
@@ -289,15 +287,15 @@ async function read(source: unknown, field: string): Promise<unknown> {
 
 /** What is wrong with credentials, or `undefined`. Never quotes a key. */
 function credentialsProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return `expected an object, got ${describe(value)}`;
+  if (!isObject(value)) return `expected an object, got ${describe(value, true)}`;
   const { accessKeyId, secretAccessKey, sessionToken } = value;
   for (const [name, field] of [["accessKeyId", accessKeyId], ["secretAccessKey", secretAccessKey]]) {
     if (typeof field !== "string" || !field) {
-      return `${name} must be a non-empty string, current value is ${describe(field)}`;
+      return `${name} must be a non-empty string, current value is ${describe(field, true)}`;
     }
   }
   if (sessionToken !== undefined && typeof sessionToken !== "string") {
-    return `sessionToken must be a string when given, current value is ${describe(sessionToken)}`;
+    return `sessionToken must be a string when given, current value is ${describe(sessionToken, true)}`;
   }
   return headerProblem(`${accessKeyId}${sessionToken ?? ""}`);
 }

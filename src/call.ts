@@ -7,7 +7,7 @@
  * @module
  */
 
-import { authHeader, type IamAuth, readCredentials, staticAuthHeader } from "./auth.ts";
+import { authHeader, type IamAuth, readCredentials } from "./auth.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type PreparedDocument, prepareDocument } from "./document.ts";
 import {
@@ -29,23 +29,15 @@ const CONTENT_TYPE = "application/json; charset=UTF-8";
 /** A client's checked options, its base headers, and the server's clock offset it learnt (iam only). */
 export interface ClientState {
   readonly config: ClientConfig;
-  /** `content-type` and the client's headers, merged once: a request without headers sends a copy. */
+  /** `content-type` and the client's headers, merged once: every attempt sends a copy of its own. */
   readonly headers: Readonly<Record<string, string>>;
-  /**
-   * `headers` plus the auth header, when the key or token is a value (not a getter) that can be
-   * sent: built once, and sent as it is by every request that adds no headers of its own.
-   */
-  readonly authorized: Readonly<Record<string, string>> | undefined;
   /** Server clock minus ours, learnt from a signature rejected for time. */
   clockOffsetMs: number;
 }
 
-/** The base headers of a client, and with them its static auth header when there is one. */
+/** The base headers of a client. */
 export function clientState(config: ClientConfig): ClientState {
-  const headers = { "content-type": CONTENT_TYPE, ...config.headers };
-  const header = config.auth.type === "iam" ? undefined : staticAuthHeader(config.auth);
-  const authorized = header && { ...headers, [header[0]]: header[1] };
-  return { config, headers, authorized, clockOffsetMs: 0 };
+  return { config, headers: { "content-type": CONTENT_TYPE, ...config.headers }, clockOffsetMs: 0 };
 }
 
 /**
@@ -143,17 +135,16 @@ async function sendOnce(
   unwrap: boolean,
 ): Promise<unknown> {
   const { auth, url, fetch } = state.config;
-  let authorized: HeadersInit;
+  // Auth is read again for every attempt (a key or token changed in the auth object counts too), and
+  // every attempt hands fetch a headers object of its own, which a wrapping fetch may change freely.
+  let authorized: Record<string, string>;
   if (auth.type === "iam") {
     authorized = await untilAborted(sign(state, auth, body, headers), signal);
-  } else if (headers === state.headers && state.authorized) {
-    authorized = state.authorized;
   } else {
     let header = authHeader(auth);
     if (header instanceof Promise) header = await untilAborted(header, signal);
-    const copy: Record<string, string> = { ...headers };
-    copy[header[0]] = header[1];
-    authorized = copy;
+    authorized = { ...headers };
+    authorized[header[0]] = header[1];
   }
   let response: Response;
   let text: string;
@@ -203,15 +194,25 @@ function sign(
 }
 
 /**
- * When the service rejected an iam signature for time, remembers the server's clock offset from
- * the response's `Date` and returns `true`: the request never ran, so it is re-signed and resent
- * once, with or without a retry policy.
+ * A refusal for time, as AWS words it: "Signature expired: 20240506T070809Z is now earlier than
+ * 20240506T071309Z (20240506T071809Z - 5 min.)" or "Signature not yet current: … (… + 5 min.)". The
+ * time in parentheses is the server's (captured when present).
+ */
+const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z) [+-] \d+ min\.\))?/i;
+
+/**
+ * When the service rejected an iam signature for time, remembers the server's clock offset and
+ * returns `true`: the request never ran, so it is re-signed and resent once, with or without a retry
+ * policy. The server's time is the response's `Date`, or, when that cannot be read (a browser page
+ * reads a cross-origin `Date` only if the server lists it in `Access-Control-Expose-Headers`), the
+ * time in the message. With neither, the refusal is thrown as it is.
  */
 function learnClockSkew(state: ClientState, err: ServiceError): boolean {
-  const serverTime = err instanceof ServiceHttpError && state.config.auth.type === "iam" &&
-    err.status === 403 &&
-    err.errors.some((e) => /signature (expired|not yet current)/i.test(String(e.message))) &&
-    Date.parse(err.headers.get("date")!);
+  const refusal = err instanceof ServiceHttpError && state.config.auth.type === "iam" &&
+    err.status === 403 && err.errors.map((e) => TIME_REFUSAL.exec(String(e?.message))).find(Boolean);
+  const serverTime = refusal &&
+    (Date.parse(err.headers.get("date")!) ||
+      Date.parse(refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")!));
   if (!serverTime) return false;
   state.clockOffsetMs = serverTime - Date.now();
   return true;

@@ -2,9 +2,11 @@
  * Turns what a caller passes as a document into the query text and operation name to send.
  *
  * Accepted: a string; codegen's `TypedDocumentString` (a `String` object carrying a phantom type);
- * a `DocumentNode` or `TypedDocumentNode`, including gql.tada's. A node parsed from source keeps
- * its `loc.source.body`, which is sent as written; a node without `loc` (codegen's AST output) is
- * printed by our own printer, loaded with `import()` only when needed. Results are cached per node.
+ * a `DocumentNode` or `TypedDocumentNode`, including gql.tada's. A node is printed by our own printer,
+ * loaded with `import()` at the first node, and the text is cached per node. Never its
+ * `loc.source.body`: that is the text it was parsed from, which need not be the document any more
+ * (graphql-tag drops a fragment interpolated twice from the definitions but not from the text;
+ * graphql-tag/loader keeps a whole file's text on each operation; a `visit` keeps the root's `loc`).
  *
  * The types ride on the phantom `__apiType` field that all three tools declare, so typed documents
  * cost nothing at run time.
@@ -67,7 +69,7 @@ export interface DocumentNode {
   readonly kind: "Document";
   /** The operations and fragments. */
   readonly definitions: ReadonlyArray<{ readonly kind: string }>;
-  /** Where the document was parsed from, when the parser kept it. */
+  /** Where the document was parsed from, when the parser kept it. Not read: the client prints `definitions`. */
   readonly loc?: { readonly source: { readonly body: string } } | undefined;
 }
 
@@ -101,7 +103,6 @@ export interface PreparedDocument {
 interface DocumentLike {
   readonly kind: "Document";
   readonly definitions: ReadonlyArray<{ readonly kind: string; readonly name?: { readonly value: string } }>;
-  readonly loc?: { readonly source?: { readonly body?: unknown } };
 }
 
 const prepared = new WeakMap<object, PreparedDocument>();
@@ -121,11 +122,8 @@ export function prepareDocument(document: unknown): PreparedDocument | Promise<P
       `Invalid document: expected a GraphQL string or document node, current value is ${describe(document)}`,
     );
   }
-  const cached = prepared.get(document);
-  if (cached) return cached;
-  const body = document.loc?.source?.body;
-  if (typeof body === "string" && body.trim() !== "") return remember(document, body);
-  return import("./print.ts").then(({ print }) => remember(document, print(document as never)));
+  return prepared.get(document) ??
+    import("./print.ts").then(({ print }) => remember(document, print(document as never)));
 }
 
 function remember(document: DocumentLike, query: string): PreparedDocument {

@@ -316,7 +316,8 @@ export class ServiceResponseError extends ServiceError {
 
 /**
  * An auth getter or credentials provider threw, or returned a value that cannot be sent (not a
- * string, empty, or holding CR/LF). The getter's error is the `cause`. Never retried.
+ * string, empty, or holding a control character or a non-Latin-1 one). The getter's error is the
+ * `cause`. Never retried.
  *
  * @example A failing token getter
  * ```ts

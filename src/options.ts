@@ -215,8 +215,10 @@ function checkUrl(url: unknown): string {
   if (!(typeof url === "string" || url instanceof URL) || !/^https?:$/.test(parsed?.protocol!)) {
     throw invalid(
       `Invalid url: expected an absolute http(s) URL, current value is ${
-        typeof url === "string" ? JSON.stringify(url.slice(0, 100)) : describe(url)
-      }`,
+        // Quoted without what may hold a secret: user info, query, fragment.
+        typeof url === "string"
+          ? JSON.stringify(url.replace(/[?#][^]*|(\/\/)[^/?#]*@/g, "$1").slice(0, 100))
+          : describe(url)}`,
     );
   }
   if (parsed!.username || parsed!.password) {

@@ -20,8 +20,8 @@
  * `\r`, `\t`, `\u00XX`) are all valid GraphQL escapes (2.9.4 String Value). Lone surrogates have no GraphQL
  * spelling: such a string cannot round-trip.
  *
- * The client loads this module lazily, only for a `DocumentNode` that carries no `loc`, so every byte
- * here counts against the bundle budget: keep it small. That is why each kind is a template string read by
+ * The client loads this module lazily, at the first `DocumentNode` it sends (a string document never
+ * loads it), so every byte here counts against the bundle budget: keep it small. That is why each kind is a template string read by
  * one regular expression rather than a function of its own.
  *
  * @module
@@ -75,7 +75,7 @@ const templates: { readonly [kind: string]: string } = {
  * parses to the same AST as graphql-js's `print` output, except that block strings become regular
  * strings with the same value.
  *
- * @param document A parsed document, for example a codegen `DocumentNode` that has no `loc`.
+ * @param document A parsed document: `graphql`'s `parse`, graphql-tag, codegen's AST output, gql.tada.
  * @returns The query text, on one line.
  * @throws {TypeError} With the code `INVALID_ARGUMENT` when the document holds a type-system definition
  * (schema, type, directive or extension) or a node of an unknown kind, naming its kind.

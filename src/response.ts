@@ -36,7 +36,8 @@ export interface GraphQLResult<TData = unknown> {
  * the fetch, and maps a body that cannot be read to a `ServiceNetworkError`).
  *
  * @throws {ServiceHttpError} For a status that is not 2xx (redirects included: they are never followed).
- * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, or has neither `data` nor `errors`.
+ * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, or has neither `data` nor
+ * a non-empty `errors`.
  */
 export function resultOf(response: Response, text: string): GraphQLResult {
   const { status } = response;
@@ -48,12 +49,13 @@ export function resultOf(response: Response, text: string): GraphQLResult {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new ServiceResponseError(status, "body is not a JSON object", body);
   }
-  if (!("data" in body) && !("errors" in body)) {
-    throw new ServiceResponseError(status, "body has neither data nor errors", body);
-  }
   const { errors } = body as { errors?: unknown };
   if (errors !== undefined && errors !== null && !Array.isArray(errors)) {
     throw new ServiceResponseError(status, "errors is not an array", body);
+  }
+  // Without data, the GraphQL spec requires at least one error: `{"errors": []}` is not a result.
+  if (!("data" in body) && !(errors as unknown[] | undefined)?.length) {
+    throw new ServiceResponseError(status, "body has neither data nor errors", body);
   }
   return body as GraphQLResult;
 }

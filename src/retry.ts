@@ -27,14 +27,16 @@ import { expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } fro
 export interface RetryOptions {
   /** The most attempts in all, the first one included (an integer from 1). Default 3. */
   readonly attempts?: number;
-  /** The backoff's base delay in ms: attempt n waits a random time up to `baseDelayMs * 2^(n-1)`. Default 250. */
+  /** The backoff's base delay in ms: after attempt n fails, a random wait up to `baseDelayMs * 2^(n-1)`. Default 250. */
   readonly baseDelayMs?: number;
   /** The longest wait between two attempts in ms, and the longest `Retry-After` honoured. Default 10,000. */
   readonly maxDelayMs?: number;
   /**
    * Decides whether a failed attempt is retried, replacing the default rule (network errors, 5xx
    * and 429, see {@link isRetryable}); call `isRetryable(err)` inside to extend it. `attempt` is the
-   * number of the attempt that failed, from 1. Aborts and auth errors are never retried.
+   * number of the attempt that failed, from 1. It sees network errors, `ServiceHttpError`s and
+   * `ServiceResponseError`s (a 2xx that is not GraphQL, which the default rule does not retry);
+   * aborts, auth errors, bad input and GraphQL errors are never retried.
    */
   readonly shouldRetry?: (err: ServiceError, attempt: number) => boolean;
 }
@@ -166,6 +168,12 @@ export function retryDelay(
  */
 export function retryAfterMs(value: string | null, now: number): number | undefined {
   if (!value) return undefined;
-  const date = /^\s*\d+\s*$/.test(value) ? now + +value * 1000 : Date.parse(value);
+  // RFC 9110: whole seconds, or an HTTP date, which names its day and month. Date.parse alone would
+  // also read "1.5" as a date in 2001.
+  const date = /^\s*\d+\s*$/.test(value)
+    ? now + +value * 1000
+    : /[a-z]/i.test(value)
+    ? Date.parse(value)
+    : NaN;
   return date === date ? Math.max(0, date - now) : undefined;
 }

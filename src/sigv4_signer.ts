@@ -219,7 +219,10 @@ export const recordSigner = <Key>(
     const sent: Record<string, string> = {};
     for (const name in headers) if (name != "date") sent[name] = headers[name]!; // as smithy does
     sent["x-amz-date"] = longDate;
-    if (credentials.sessionToken) sent["x-amz-security-token"] = credentials.sessionToken;
+    // Trimmed as fetch trims every header value: the token signed is the token sent.
+    if (credentials.sessionToken) {
+      sent["x-amz-security-token"] = credentials.sessionToken.replace(/^[\t ]+|[\t ]+$/g, "");
+    }
     let lines = "", names = "";
     for (const name of Object.keys(sent).concat("host").sort()) {
       if (!UNSIGNABLE_HEADER.test(name)) {

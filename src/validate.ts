@@ -37,20 +37,31 @@ export function invalid(message: string, range?: boolean, cause?: unknown): Inva
   return Object.assign(err, { code: "INVALID_ARGUMENT" as const });
 }
 
-/** The error for a field whose value is not what was expected: names the field and the value. */
+/**
+ * The error for a field whose value is not what was expected: names the field and describes the
+ * value (a `secret` by its type only).
+ */
 export function invalidValue(
   field: string,
   expected: string,
   value: unknown,
   range?: boolean,
+  secret?: boolean,
 ): InvalidArgumentError {
-  return invalid(`Invalid ${field}: expected ${expected}, current value is ${describe(value)}`, range);
+  return invalid(
+    `Invalid ${field}: expected ${expected}, current value is ${describe(value, secret)}`,
+    range,
+  );
 }
 
-/** Describes a value for a message: numbers and booleans as they are, everything else by type. */
-export function describe(value: unknown): string {
+/**
+ * Describes a value for a message: numbers and booleans as they are (unless `secret`: a key or a
+ * token given as a number must not reach a log), everything else by type.
+ */
+export function describe(value: unknown, secret?: boolean): string {
   const type = typeof value;
-  return value === null || value === undefined || type === "number" || type === "boolean" || type === "bigint"
+  return value === null || value === undefined ||
+      !secret && (type === "number" || type === "boolean" || type === "bigint")
     ? String(value)
     : Array.isArray(value)
     ? "an array"

@@ -30,14 +30,15 @@ export interface ReceivedRequest {
 }
 
 /**
- * A route handler: answers a request itself, or calls `pass()` to answer as `/graphql` would.
+ * A route handler: answers a request itself, or calls `pass()` to answer as `/graphql` would
+ * (`pass(offset)`: with the endpoint's clock shifted by `offset` ms for this request).
  * `count` is the number of requests this route has received, this one included.
  */
 export type RouteHandler = (
   request: ReceivedRequest,
   response: ServerResponse,
   count: number,
-  pass: () => Promise<void>,
+  pass: (clockOffsetMs?: number) => Promise<void>,
 ) => void | Promise<void>;
 
 /** Options of the local endpoint. */
@@ -144,7 +145,7 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
     requests.push(request);
     const name = request.path.replace(/^\/|\/?graphql$/g, "");
     const route = routes.get(name);
-    const pass = () => answer(request, res, { apiKeys, clockOffsetMs });
+    const pass = (offset = clockOffsetMs) => answer(request, res, { apiKeys, clockOffsetMs: offset });
     try {
       if (route) return await route.handler(request, res, ++route.count, pass);
       if (request.path !== "/graphql") return send(res, 404, { message: "Not found" });
@@ -319,18 +320,22 @@ async function verifySignature(request: ReceivedRequest, clockOffsetMs: number):
     amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"),
   );
   const skew = signedAt - serverTime.getTime();
-  const stamp = serverTime.toISOString().replace(/[-:]|\.\d{3}/g, "");
+  // As AWS words them: the bound the signature missed, then the server's time in parentheses.
+  const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]|\.\d{3}/g, "");
+  const now = serverTime.getTime();
   if (skew < -300_000) {
     return signatureRefusal(
       "InvalidSignatureException",
-      `Signature expired: ${amzDate} is now earlier than ${stamp} (${stamp} - 5 min.)`,
+      `Signature expired: ${amzDate} is now earlier than ${stamp(now - 300_000)} (${stamp(now)} - 5 min.)`,
       serverTime,
     );
   }
   if (skew > 300_000) {
     return signatureRefusal(
       "InvalidSignatureException",
-      `Signature not yet current: ${amzDate} is still later than ${stamp} (${stamp} + 5 min.)`,
+      `Signature not yet current: ${amzDate} is still later than ${stamp(now + 300_000)} (${
+        stamp(now)
+      } + 5 min.)`,
       serverTime,
     );
   }

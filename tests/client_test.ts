@@ -151,6 +151,49 @@ describe("client", () => {
       assert.equal(lastRequest().headers["x-api-key"], "da2-rotated");
     });
 
+    it("a key given as a value is read again on every request: a property getter, or the auth object changed", async () => {
+      let key = API_KEY;
+      const auth = {
+        type: "apiKey" as const,
+        get apiKey() {
+          return key;
+        },
+      };
+      const client = new ServiceClient({ url: endpoint.url, auth });
+      endpoint.apiKeys.add("da2-rotated");
+      try {
+        await client.request("{ hello }");
+        key = "da2-rotated";
+        await client.request("{ hello }");
+        assert.equal(lastRequest().headers["x-api-key"], "da2-rotated");
+        const plain = { type: "apiKey" as const, apiKey: API_KEY };
+        const other = new ServiceClient({ url: endpoint.url, auth: plain });
+        await other.request("{ hello }");
+        assert.equal(lastRequest().headers["x-api-key"], API_KEY);
+        plain.apiKey = "da2-rotated";
+        await other.request("{ hello }");
+        assert.equal(lastRequest().headers["x-api-key"], "da2-rotated");
+      } finally {
+        endpoint.apiKeys.delete("da2-rotated");
+      }
+    });
+
+    it("every request hands fetch a headers object of its own: a wrapper's change does not carry over", async () => {
+      const seen: Array<string | undefined> = [];
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        fetch: (input, init) => {
+          const headers = init!.headers as Record<string, string>;
+          seen.push(headers["traceparent"]);
+          headers["traceparent"] = "00-sampled-01"; // a tracing wrapper writing into the init it got
+          return fetch(input, init);
+        },
+      });
+      for (let i = 0; i < 3; i++) await client.request("{ hello }");
+      assert.deepEqual(seen, [undefined, undefined, undefined]);
+    });
+
     for (const [mode, auth] of MODES.filter(([m]) => m !== "apiKey" && m !== "iam")) {
       it(`${mode}: an async token function is awaited on every request (silent refresh)`, async () => {
         const field = mode === "lambda" ? "authorizationToken" : "jwtToken";
@@ -255,10 +298,13 @@ describe("client", () => {
       assert.deepEqual(data, { addPost: { title: "New" } });
     });
 
-    it("a parsed DocumentNode (with loc) sends its source text and its single operation's name", async () => {
-      const source = "query Hello { hello }";
+    it("a parsed DocumentNode (with loc) is printed from its definitions, with its single operation's name", async () => {
+      const source = "# a comment\nquery Hello {\n  hello\n}";
       await client().request(parse(source));
-      assert.deepEqual(JSON.parse(lastRequest().body), { query: source, operationName: "Hello" });
+      assert.deepEqual(JSON.parse(lastRequest().body), {
+        query: "query Hello{hello}",
+        operationName: "Hello",
+      });
     });
 
     it("a DocumentNode without loc is printed, and the result runs on the endpoint", async () => {

@@ -164,5 +164,76 @@ describe("headers", () => {
       assert.equal(err.errors[0]!.errorType, "InvalidSignatureException");
       assert.equal(endpoint.requests.length - before, 1);
     });
+
+    it("where Date cannot be read (a browser page, under CORS), the server's time is read from AWS's message", async () => {
+      const skewed = await startEndpoint({ clockOffsetMs: -20 * 60_000 });
+      try {
+        const client = new ServiceClient({
+          url: skewed.url,
+          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+          fetch: withoutDate,
+        });
+        assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+        assert.equal(skewed.requests.length, 2, "one refused, one accepted");
+      } finally {
+        await skewed.close();
+      }
+    });
+
+    it("a refusal for time with neither a readable Date nor a time in its message is thrown as it is", async () => {
+      endpoint.route("expired-no-time", (_request, response) => {
+        response.writeHead(403, { "content-type": "application/json" });
+        response.end(JSON.stringify({
+          errors: [{ errorType: "InvalidSignatureException", message: "Signature expired" }],
+        }));
+      });
+      const client = new ServiceClient({
+        url: endpoint.urlFor("expired-no-time"),
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        fetch: withoutDate,
+      });
+      const err = await rejection(client.request("{ whoami }"));
+      assert.equal(err.status, 403);
+      assert.equal(endpoint.requests.filter((r) => r.path === "/expired-no-time/graphql").length, 1);
+    });
+
+    it("a 403 whose errors hold null is still a ServiceHttpError", async () => {
+      endpoint.route("null-errors", (_request, response) => {
+        response.writeHead(403, { "content-type": "application/json" });
+        response.end('{"errors":[null]}');
+      });
+      const client = new ServiceClient({
+        url: endpoint.urlFor("null-errors"),
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+      });
+      const err = await rejection(client.request("{ whoami }"));
+      assert.equal(err.code, "HTTP_ERROR");
+      assert.equal(err.status, 403);
+    });
+  });
+
+  it("iam: a session token with spaces around it is signed as fetch sends it, trimmed", async () => {
+    const client = new ServiceClient({
+      url: endpoint.url,
+      auth: {
+        type: "iam",
+        region: REGION,
+        credentials: { ...CREDENTIALS, sessionToken: ` \t${CREDENTIALS.sessionToken} ` },
+      },
+    });
+    assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+    assert.equal(last().headers["x-amz-security-token"], CREDENTIALS.sessionToken);
   });
 });
+
+/** fetch, with the response's Date removed, as a browser hides it from a cross-origin page that CORS does not let read it. */
+const withoutDate: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const headers = new Headers(response.headers);
+  headers.delete("date");
+  return new Response(await response.arrayBuffer(), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+};

@@ -50,6 +50,7 @@ describe("responses", () => {
         },
       ],
       ["errors that is not an array", '{"errors":"bad"}', /errors is not an array/, { errors: "bad" }],
+      ["no data and an empty errors array", '{"errors":[]}', /neither data nor errors/, { errors: [] }],
     ];
     for (const [name, body, message, parsed] of BAD_2XX) {
       it(`200 with ${name} → ServiceResponseError (BAD_RESPONSE), not retried`, async () => {

@@ -250,6 +250,12 @@ describe("retry", () => {
       assert.equal(retryAfterMs("Thu, 01 Jan 2026 00:00:05 GMT", now), 5_000);
       assert.equal(retryAfterMs("Wed, 31 Dec 2025 00:00:05 GMT", now), 0);
       assert.equal(retryAfterMs("soon", now), undefined);
+      // Neither whole seconds nor a date (Date.parse alone reads these as dates in 2001 and 2000).
+      assert.equal(retryAfterMs("1.5", now), undefined);
+      assert.equal(retryAfterMs("-1", now), undefined);
+      // The obsolete HTTP-date forms RFC 9110 still asks recipients to accept.
+      assert.equal(retryAfterMs("Thursday, 01-Jan-26 00:00:05 GMT", now), 5_000);
+      assert.equal(retryAfterMs("Thu Jan  1 00:00:05 2026", now) !== undefined, true);
       assert.equal(retryAfterMs(null, now), undefined);
     });
 

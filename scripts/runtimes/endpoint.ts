@@ -1,7 +1,9 @@
 /**
- * The local endpoint (tests/_server.ts) for the browser, worker and edge runs, with the two routes
- * their timeout and abort checks need: `/hang/graphql` never answers, and `/trickle/graphql` sends
- * its headers, then one byte every 50 ms until the client goes away.
+ * The local endpoint (tests/_server.ts) for the browser, worker and edge runs, with the routes
+ * their checks need: `/hang/graphql` never answers; `/trickle/graphql` sends its headers, then one
+ * byte every 50 ms until the client goes away; `/skewed/graphql` answers as `/graphql` with a clock
+ * 20 minutes behind (for clock-skew correction, which in a browser reads the server's time from
+ * the refusal's message: the endpoint's CORS headers do not expose `Date`).
  *
  * @module
  */
@@ -28,5 +30,6 @@ export async function startRuntimeEndpoint(): Promise<RuntimeEndpoint> {
     const timer = setInterval(() => response.write("x"), 50);
     response.on("close", () => clearInterval(timer));
   });
+  endpoint.route("skewed", (_request, _response, _count, pass) => pass(-20 * 60_000));
   return { endpoint, base: endpoint.url.replace(/\/graphql$/, "") };
 }

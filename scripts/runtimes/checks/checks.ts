@@ -27,7 +27,7 @@ export interface CheckContext {
   readonly lib: typeof Client;
   /** The package's `./sigv4` entry. */
   readonly sigv4: typeof Sigv4;
-  /** The endpoint's base URL, `http://127.0.0.1:PORT` (routes: `/graphql`, `/hang/graphql`, `/trickle/graphql`). */
+  /** The endpoint's base URL, `http://127.0.0.1:PORT` (routes: `/graphql`, `/hang/graphql`, `/trickle/graphql`, `/skewed/graphql`). */
   readonly base: string;
   /** Whether this run expects `AbortSignal.any` to exist (undefined: either is fine). */
   readonly abortSignalAny?: boolean;
@@ -114,6 +114,13 @@ const CHECKS: readonly Check[] = [
     const json = await response.json() as { data: { whoami: string } };
     expect(json.data.whoami === "iam", `the endpoint saw ${json.data.whoami}`);
   }],
+  [
+    "iam: a clock 20 minutes off the endpoint's is corrected, and the request resent once",
+    async (context) => {
+      const data = await client(context, "/skewed", MODES[4]![1]).request<{ whoami: string }>("{ whoami }");
+      expect(data.whoami === "iam", `the endpoint saw mode ${data.whoami}`);
+    },
+  ],
   ["a wrong API key rejects with ServiceHttpError 401", async (context) => {
     const err = await rejection(
       client(context, "", { type: "apiKey", apiKey: "da2-wrong" }).request("{ hello }"),
