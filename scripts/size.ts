@@ -30,7 +30,11 @@ interface Budget {
   readonly name: string;
   readonly entry: string;
   readonly budget: number;
-  /** The regression ceiling CI enforces until the budget is met (measured 2026-11-21 plus ~2%). */
+  /**
+   * The regression ceiling CI enforces until the budget is met: the last measurement plus ~2%. Raised
+   * once, on 2026-11-21, from 7,800 and 5,400 B: six review fixes (clock skew in browsers, auth read
+   * on every request, secrets as numbers, …) took (a) from 7,664 to 7,740 B and (b) from 5,340 to 5,400.
+   */
   readonly ceiling: number;
   /** Which output files count. */
   readonly counts: "all" | "before-first-request";
@@ -41,14 +45,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 3_072,
-    ceiling: 7_800,
+    ceiling: 7_900,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 2_048,
-    ceiling: 5_400,
+    ceiling: 5_500,
     counts: "before-first-request",
   },
 ];
