@@ -251,11 +251,18 @@ export function authHeader(
     : headerOf(field, header, source);
 }
 
+// The last value found sendable. Strings are immutable, so a key read again and again (the usual
+// case: a value, or a getter returning the same token) is checked once, not on every attempt.
+let sendable: string | undefined;
+
 function headerOf(field: string, header: string, value: unknown): [string, string] {
-  const problem = typeof value === "string" && value
-    ? headerProblem(value)
-    : `returned ${describe(value, true)}, expected a non-empty string`;
-  if (problem) throw new ServiceAuthError(field, problem);
+  if (typeof value !== "string" || value !== sendable) {
+    const problem = typeof value === "string" && value
+      ? headerProblem(value)
+      : `returned ${describe(value, true)}, expected a non-empty string`;
+    if (problem) throw new ServiceAuthError(field, problem);
+    sendable = value as string;
+  }
   return [header, value as string];
 }
 
