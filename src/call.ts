@@ -228,11 +228,15 @@ function throwIfAborted(call: CallSignal): void {
   if (error) throw error;
 }
 
-/** Settles with `promise`, or rejects as soon as `signal` aborts; the listener is removed either way. */
+/**
+ * Settles with `promise`, or rejects as soon as `signal` aborts (at once if it already has: a getter
+ * may abort the call's signal before returning its promise); the listener is removed either way.
+ */
 function untilAborted<T>(promise: Promise<T> | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   return signal
     ? new Promise((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
       signal.addEventListener("abort", onAbort);
       promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
     })

@@ -122,6 +122,10 @@ async (request, options) => {
     url = new URL(request.url);
     field = "headers";
     headers = new Headers(request.headers);
+    // The key ID, region, service and token go into headers, and Headers refuses a value no header can
+    // carry with a message that quotes it: a probe, here where the message is caught (set for real below).
+    field = "credentials";
+    headers.set("authorization", accessKeyId + region + service + (credentials.sessionToken ?? ""));
   } catch {
     // The native message may quote the URL or a header value: it must not reach the caller.
     invalid(field);

@@ -1,9 +1,9 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ServiceAbortError, ServiceClient, type ServiceClientOptions } from "../mod.ts";
+import { type AuthOptions, ServiceAbortError, ServiceClient, type ServiceClientOptions } from "../mod.ts";
 import { callSignal, sleep } from "../src/signal.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
-import { API_KEY } from "./_fixtures.ts";
+import { API_KEY, REGION } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
 let endpoint: Endpoint;
@@ -108,6 +108,25 @@ describe("signals", () => {
       assert.ok(err instanceof ServiceAbortError);
       assert.equal(err.reason, "timeout");
     });
+
+    for (const mode of ["lambda", "iam"] as const) {
+      it(`${mode}: a getter that aborts the caller's signal before returning ends the call at once`, async () => {
+        // A provider that finds the session gone, signs the user out (aborting the app's signal), then
+        // waits for a new sign-in that may never come.
+        const logout = new AbortController();
+        const never = () => (logout.abort(new Error("signed out")), new Promise<never>(() => {}));
+        const auth: AuthOptions = mode === "iam"
+          ? { type: "iam", region: REGION, credentials: never }
+          : { type: "lambda", authorizationToken: never };
+        const c = new ServiceClient({ url: endpoint.url, auth, signal: logout.signal, timeoutMs: 5_000 });
+        const started = Date.now();
+        const err = await rejection(c.request("{ hello }"));
+        assert.ok(err instanceof ServiceAbortError, String(err));
+        assert.equal(err.reason, "abort");
+        assert.equal((err.cause as Error).message, "signed out");
+        assert.ok(Date.now() - started < 2_000, `ended after ${Date.now() - started} ms`);
+      });
+    }
 
     it("leaves no listener on the caller's signal after success, failure and timeout", async () => {
       const counted = countedSignal();

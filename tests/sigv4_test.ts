@@ -72,6 +72,20 @@ describe("signRequest: bad input", () => {
     ],
     ["headers", "a value beyond Latin-1", (r) => r.headers = { "x-api-key": `${HEADER_SECRET}€` }, "request"],
     ["headers", "an invalid name", (r) => r.headers = { [`bad name ${HEADER_SECRET}`]: "x" }, "request"],
+    // Values that go into headers: Headers would refuse them with a message quoting the token, or the
+    // whole Authorization value, signature included.
+    [
+      "credentials",
+      "a session token with NUL",
+      (o) => (o.credentials as Record<string, unknown>).sessionToken = `${TOKEN}\0`,
+    ],
+    [
+      "credentials",
+      "an access key ID with a line break",
+      (o) => (o.credentials as Record<string, unknown>).accessKeyId = `${KEY_ID}\n`,
+    ],
+    ["credentials", "a region with a line break", (o) => o.region = "us-east-1\nx"],
+    ["credentials", "a service beyond Latin-1", (o) => o.service = "appsync€"],
   ];
   for (const [field, what, change, target] of cases) {
     it(`rejects ${field} (${what}) with INVALID_ARGUMENT, naming the field and no secret`, async () => {
