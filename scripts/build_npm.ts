@@ -138,6 +138,7 @@ export function buildNpm(): string[] {
         const mapped = mapSpecifier(specifier, importer, libraryContext);
         return mapped.startsWith(".") ? mapped.replace(/\.js$/, EXTENSIONS[format].js) : mapped;
       },
+      optionalTypeImports: Object.keys(PEERS),
     }));
   }
 

@@ -107,8 +107,12 @@ export interface SignableRequest {
   method: string;
   /** The absolute URL the request goes to. Its host (with a non-default port) is signed. */
   url: string | URL;
-  /** The headers that will be sent; all are signed but the ones proxies and browsers may change. */
-  headers?: HeadersInit;
+  /**
+   * The headers that will be sent (a `Headers`, a record or name/value pairs: what `new Headers()`
+   * takes, named so that Node projects without the DOM types compile); all are signed but the ones
+   * proxies and browsers may change.
+   */
+  headers?: ConstructorParameters<typeof Headers>[0];
   /** The body, exactly as it will be sent; none means empty. */
   body?: string;
 }
@@ -137,9 +141,10 @@ export interface SignableRequest {
  * @returns The headers to send with the request.
  * @throws {TypeError} (as a rejection) with `code: "INVALID_ARGUMENT"` when the region, the service,
  * the access key ID, the secret access key or the method is missing or empty, the date is not a
- * valid `Date`, the body is not a string, the URL is not absolute or a header is invalid. The
- * message is `Invalid <field>` (`Invalid region`, `Invalid url`, …): it never quotes a value, so no
- * key, token or signature can leak.
+ * valid `Date`, the body is not a string, the URL is not absolute or a header is invalid, and
+ * `Invalid credentials` when the region, service, access key ID or session token holds what no
+ * header can carry (a control character, or one beyond Latin-1). The message is `Invalid <field>`
+ * (`Invalid region`, `Invalid url`, …): it never quotes a value, so no key, token or signature can leak.
  *
  * @example Sign an AppSync request with temporary credentials, then send it
  * ```ts

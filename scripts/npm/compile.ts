@@ -39,6 +39,23 @@ export interface CompileOptions {
   readonly extensions: { readonly js: string; readonly types: string };
   /** The specifier rewriting. */
   readonly mapSpecifier: SpecifierMapper;
+  /**
+   * Packages a consumer may not have installed (optional peers, whose types only are imported). In the
+   * declarations, each `import type` of one gets a `// @ts-ignore` line above it: without the package
+   * the imported types are `any`, instead of an error in the consumer's build (with `skipLibCheck` off).
+   */
+  readonly optionalTypeImports?: readonly string[];
+}
+
+/** Puts a `// @ts-ignore` above each `import type … from "<package>"` line of `packages` in declarations. */
+export function tolerateMissingPackages(declarations: string, packages: readonly string[]): string {
+  return declarations.replace(
+    /^import type [^\n]* from "([^"]+)";$/gm,
+    (line, name: string) =>
+      packages.includes(name)
+        ? `// @ts-ignore -- ${name} is an optional peer dependency: without it, these types are any\n${line}`
+        : line,
+  );
 }
 
 /** A failed compilation; the message holds the formatted diagnostics. */
@@ -79,7 +96,8 @@ export function compile(options: CompileOptions): string[] {
   const writeFile: ts.WriteFileCallback = (emitted, text, bom) => {
     const file = emitted.replace(/\.d\.ts$/, types).replace(/(?<!\.d)\.js$/, js);
     written.push(file);
-    ts.sys.writeFile(file, text, bom);
+    const optional = options.optionalTypeImports ?? [];
+    ts.sys.writeFile(file, file.endsWith(types) ? tolerateMissingPackages(text, optional) : text, bom);
   };
   const local = (file: ts.SourceFile) =>
     !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file) &&

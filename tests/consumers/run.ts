@@ -6,7 +6,9 @@
  *
  * Each mode gets a project in a temporary folder: project/'s tsconfig and consumer, and a
  * node_modules that links the built package (npm/) and its peers (`graphql`,
- * `@graphql-typed-document-node/core`, from the repository's node_modules).
+ * `@graphql-typed-document-node/core`, from the repository's node_modules). The `bare` mode is a
+ * Node project with neither peer installed and without the DOM types (`lib: es2022`, `@types/node`
+ * 20 from .ci/node_modules): project/consumer_bare.ts, as an ESM and a CJS file.
  *
  * Run after the npm build: `deno task build:npm && deno task test:consumers`. Skips, saying so,
  * when npm/ has not been built.
@@ -18,6 +20,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -42,44 +45,74 @@ if (!built) console.log(`Skipping the consumer type checks: ${SKIPPED}`);
 /** The types entries of npm/package.json that each mode must resolve the package to. */
 type Entry = "import" | "require" | "types";
 
-/** Each mode: its tsconfig, and the consumer files it compiles with the entry each must load. */
-const MODES: ReadonlyArray<{ mode: string; files: Readonly<Record<string, Entry>> }> = [
-  { mode: "node16", files: { "consumer.mts": "import", "consumer.cts": "require" } },
-  { mode: "bundler", files: { "consumer.ts": "import" } },
-  { mode: "node10", files: { "consumer.ts": "types" } },
+/**
+ * Each mode: its tsconfig, the consumer it copies (`consumer` names the source in project/), the
+ * files it compiles with the entry each must load, and whether the peers are installed.
+ */
+const MODES: ReadonlyArray<
+  { mode: string; consumer: string; files: Readonly<Record<string, Entry>>; peers: boolean }
+> = [
+  {
+    mode: "node16",
+    consumer: "consumer.ts",
+    files: { "consumer.mts": "import", "consumer.cts": "require" },
+    peers: true,
+  },
+  { mode: "bundler", consumer: "consumer.ts", files: { "consumer.ts": "import" }, peers: true },
+  { mode: "node10", consumer: "consumer.ts", files: { "consumer.ts": "types" }, peers: true },
+  {
+    mode: "bare",
+    consumer: "consumer_bare.ts",
+    files: { "consumer_bare.mts": "import", "consumer_bare.cts": "require" },
+    peers: false,
+  },
 ];
 
+/**
+ * Node 20's type definitions, for the `bare` mode (installed by `npm install --prefix .ci`, as
+ * `@types/node20`). Node 18's lack the fetch API's types (`Headers`, `fetch`), which the package's
+ * types use: a Node 18 project needs the DOM lib or @types/node 20+ for them (README, Runtimes).
+ */
+const NODE_TYPES = join(ROOT, ".ci", "node_modules", "@types", "node20");
+
 /** The declaration file npm/package.json names for an entry. */
-function declarations(entry: Entry): string {
+function declarations(entry: Entry, root: string): string {
   const manifest = JSON.parse(readFileSync(join(NPM, "package.json"), "utf8")) as {
     types?: string;
     exports?: { ".": Record<"import" | "require", { types?: string }> };
   };
   const path = entry === "types" ? manifest.types : manifest.exports?.["."][entry].types;
   assert.ok(path, `npm/package.json names the types of "${entry}"`);
-  return join(realpathSync(NPM), path);
+  return join(root, path);
 }
 
 let ts: typeof TS;
 let dir: string;
+let bareDir: string | undefined;
 
 before(async () => {
   if (!built) return;
   const module = await import("typescript5");
   ts = module.default as unknown as typeof TS;
   dir = mkdtempSync(join(tmpdir(), "consumers-"));
+  const link = (modules: string, name: string, target: string) => {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(target, join(modules, name), "dir");
+  };
   const modules = join(dir, "node_modules");
-  mkdirSync(join(modules, "@seed"), { recursive: true });
-  symlinkSync(NPM, join(modules, "@seed", "service-client"), "dir");
-  for (const peer of PEERS) {
-    const target = realpathSync(join(ROOT, "node_modules", peer));
-    mkdirSync(dirname(join(modules, peer)), { recursive: true });
-    symlinkSync(target, join(modules, peer), "dir");
-  }
+  link(modules, "@seed/service-client", NPM);
+  for (const peer of PEERS) link(modules, peer, realpathSync(join(ROOT, "node_modules", peer)));
+  // A copy, not a link, in a folder of its own: TypeScript looks for `graphql` in every node_modules
+  // above the package's real path, which must reach neither the repository's nor the one above.
+  bareDir = mkdtempSync(join(tmpdir(), "consumers-bare-"));
+  const bare = join(bareDir, "node_modules");
+  cpSync(NPM, join(bare, "@seed", "service-client"), { recursive: true });
+  link(bare, "@types/node", realpathSync(NODE_TYPES));
 });
 
 after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
+  if (bareDir) rmSync(bareDir, { recursive: true, force: true });
 });
 
 describe(
@@ -90,16 +123,21 @@ describe(
       assert.match(ts.version, /^5\./);
     });
 
-    for (const { mode, files } of MODES) {
-      it(`moduleResolution ${mode}: ${Object.keys(files).join(" and ")} compile against the package`, () => {
+    for (const { mode, consumer, files, peers } of MODES) {
+      const what = peers ? `moduleResolution ${mode}` : `${mode} (no peers, no DOM types)`;
+      it(`${what}: ${Object.keys(files).join(" and ")} compile against the package`, () => {
         const project = join(dir, mode);
         mkdirSync(project);
         const tsconfig = join(project, "tsconfig.json");
         copyFileSync(join(HERE, "project", `tsconfig.${mode}.json`), tsconfig);
         for (const file of Object.keys(files)) {
-          copyFileSync(join(HERE, "project", "consumer.ts"), join(project, file));
+          copyFileSync(join(HERE, "project", consumer), join(project, file));
         }
-        symlinkSync(join(dir, "node_modules"), join(project, "node_modules"), "dir");
+        symlinkSync(
+          join(peers ? dir : bareDir!, "node_modules"),
+          join(project, "node_modules"),
+          "dir",
+        );
 
         const { config, error } = ts.readConfigFile(tsconfig, ts.sys.readFile);
         assert.equal(error, undefined);
@@ -119,10 +157,15 @@ describe(
         assert.deepEqual(diagnostics, []);
 
         const loaded = new Set(program.getSourceFiles().map((file) => file.fileName));
-        const ours = [...loaded].filter((file) => file.startsWith(realpathSync(NPM)));
+        if (!peers) {
+          const peerFiles = [...loaded].filter((file) => PEERS.some((peer) => file.includes(`/${peer}/`)));
+          assert.deepEqual(peerFiles, [], "no peer is installed, so none is loaded");
+        }
+        const root = peers ? realpathSync(NPM) : join(bareDir!, "node_modules", "@seed", "service-client");
+        const ours = [...loaded].filter((file) => file.startsWith(root));
         for (const [file, entry] of Object.entries(files)) {
           assert.ok(loaded.has(join(project, file)), `${file} is compiled`);
-          const expected = declarations(entry);
+          const expected = declarations(entry, root);
           assert.ok(
             loaded.has(expected),
             `${file} loads ${expected}; the package files loaded: ${ours.join(", ")}`,

@@ -1,0 +1,39 @@
+// A consumer of the npm package with neither optional peer installed (no `graphql`, no
+// `@graphql-typed-document-node/core`) and without the DOM types: a Node project (`lib: es2022`,
+// `types: ["node"]`), compiled with skipLibCheck off by TypeScript 5: see ../run.ts. String documents,
+// every auth mode, errors and the signer must type-check without either peer; `introspect()` is then
+// typed `any` (the type comes from `graphql`).
+// Each @ts-expect-error proves the types arrived: were they `any`, the directive would be unused.
+import { type AuthOptions, isServiceError, ServiceClient, ServiceHttpError } from "@seed/service-client";
+import { type SignableRequest, signRequest } from "@seed/service-client/sigv4";
+
+export async function main(): Promise<void> {
+  const auth: AuthOptions = { type: "lambda", authorizationToken: () => "token" };
+  const client = new ServiceClient({ url: "https://x.test/graphql", auth, headers: { "x-app": "demo" } });
+  const data: { hello: string } = await client.request<{ hello: string }>("{ hello }", undefined, {
+    signal: AbortSignal.timeout(1_000),
+  });
+  const schema = await client.introspect();
+  const request: SignableRequest = { method: "POST", url: "https://x.test/graphql", headers: [["a", "b"]] };
+  const signed: Headers = await signRequest(request, {
+    region: "us-east-1",
+    service: "appsync",
+    credentials: { accessKeyId: "A", secretAccessKey: "S" },
+  });
+  console.log(data.hello, schema, signed.get("authorization"));
+  try {
+    await client.query("{ hello }");
+  } catch (err) {
+    if (err instanceof ServiceHttpError) console.log(err.status.toFixed(0));
+    else if (isServiceError(err)) console.log(err.code);
+  }
+
+  // @ts-expect-error a field of another auth mode
+  new ServiceClient({ url: "https://x.test/graphql", auth: { type: "iam", region: "r", jwtToken: "t" } });
+  // @ts-expect-error headers are a Headers, a record or pairs
+  await signRequest({ method: "GET", url: "https://x.test", headers: 42 }, {
+    region: "r",
+    service: "s",
+    credentials: { accessKeyId: "A", secretAccessKey: "S" },
+  });
+}
