@@ -122,10 +122,9 @@ async (request, options) => {
     url = new URL(request.url);
     field = "headers";
     headers = new Headers(request.headers);
-    // The key ID, region, service and token go into headers, and Headers refuses a value no header can
-    // carry with a message that quotes it: a probe, here where the message is caught (set for real below).
+    // Headers refuses a value no header can carry with a message that quotes it (here, the token).
     field = "credentials";
-    headers.set("authorization", accessKeyId + region + service + (credentials.sessionToken ?? ""));
+    if (credentials.sessionToken) headers.set("x-amz-security-token", credentials.sessionToken);
   } catch {
     // The native message may quote the URL or a header value: it must not reach the caller.
     invalid(field);
@@ -140,7 +139,6 @@ async (request, options) => {
   // Headers iterate lowercase, trimmed and sorted: the canonical headers are read off them.
   headers.delete("date");
   headers.set("x-amz-date", longDate);
-  if (credentials.sessionToken) headers.set("x-amz-security-token", credentials.sessionToken);
   headers.set("host", url.host);
   let lines = "", names = "";
   headers.forEach((value, name) => {
@@ -164,10 +162,15 @@ async (request, options) => {
       }\n${lines}\n${names}\n${headers.get("x-amz-content-sha256") ?? await bodyHash}`,
     )}`,
   );
-  headers.set(
-    "authorization",
-    `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`,
-  );
+  try {
+    headers.set(
+      "authorization",
+      `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`,
+    );
+  } catch {
+    // A key ID, region or service no header can carry: the native message would quote the signature.
+    invalid("credentials");
+  }
   return headers;
 };
 
