@@ -213,8 +213,10 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   expectOptions(auth, "auth", type === "iam" ? ["type", "region", "credentials"] : ["type", field]);
   const value = auth[field];
   if (type === "iam") {
-    if (typeof auth.region !== "string" || !auth.region) {
-      throw invalidValue("auth.region", "a non-empty string", auth.region);
+    // The region goes into the Authorization header: a value Headers refuses would fail every request
+    // with a message quoting the signature.
+    if (typeof auth.region !== "string" || !auth.region || headerProblem(auth.region)) {
+      throw invalidValue("auth.region", "a non-empty string a header can carry", auth.region);
     }
     if (typeof value !== "function") {
       // The other fields of the AWS SDK's credentials are accepted (and not used): its objects pass as they are.
@@ -225,6 +227,7 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
         "expiration",
         "credentialScope",
         "accountId",
+        "$source", // which provider made them: the AWS SDK v3 adds it
       ]);
       const problem = credentialsProblem(value);
       if (problem) throw invalid(`Invalid auth.credentials: ${problem}`);
@@ -238,30 +241,35 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
  * The header name and value this mode adds, read now (getters are called). A value given as it is
  * comes back at once, not in a Promise: the common case costs the request no await.
  *
+ * @param auth The client's auth options.
+ * @param checked Where the client keeps the last value found sendable: strings are immutable, so a
+ * key read again and again (a value, or a getter returning the same token) is checked once.
  * @throws {ServiceAuthError} When a getter throws or returns an unusable value (a rejection for a
  * getter).
  */
 export function authHeader(
   auth: Exclude<AuthOptions, IamAuth>,
+  checked: { sendable?: string },
 ): [string, string] | Promise<[string, string]> {
   const [field, header] = FIELDS[auth.type];
   const source = (auth as unknown as Record<string, unknown>)[field];
   return typeof source === "function"
-    ? read(source, field).then((value) => headerOf(field, header, value))
-    : headerOf(field, header, source);
+    ? read(source, field).then((value) => headerOf(field, header, value, checked))
+    : headerOf(field, header, source, checked);
 }
 
-// The last value found sendable. Strings are immutable, so a key read again and again (the usual
-// case: a value, or a getter returning the same token) is checked once, not on every attempt.
-let sendable: string | undefined;
-
-function headerOf(field: string, header: string, value: unknown): [string, string] {
-  if (typeof value !== "string" || value !== sendable) {
+function headerOf(
+  field: string,
+  header: string,
+  value: unknown,
+  checked: { sendable?: string },
+): [string, string] {
+  if (typeof value !== "string" || value !== checked.sendable) {
     const problem = typeof value === "string" && value
       ? headerProblem(value)
       : `returned ${describe(value, true)}, expected a non-empty string`;
     if (problem) throw new ServiceAuthError(field, problem);
-    sendable = value as string;
+    checked.sendable = value as string;
   }
   return [header, value as string];
 }

@@ -31,6 +31,8 @@ export interface ClientState {
   readonly config: ClientConfig;
   /** `content-type` and the client's headers, merged once: every attempt sends a copy of its own. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The last key or token found sendable (see `authHeader`). */
+  sendable?: string;
   /** `headers` with the auth header's name (its value empty), made at the first attempt: what attempts copy. */
   withAuthSlot?: Readonly<Record<string, string>>;
   /** Server clock minus ours, learnt from a signature rejected for time. */
@@ -143,7 +145,7 @@ async function sendOnce(
   if (auth.type === "iam") {
     authorized = await untilAborted(sign(state, auth, body, headers), signal);
   } else {
-    let header = authHeader(auth);
+    let header = authHeader(auth, state);
     if (header instanceof Promise) header = await untilAborted(header, signal);
     // Cloned from a copy that already holds the auth header's name: V8 clones that fast, where adding
     // the name to a fresh copy costs about half a microsecond (a tenth of the client's overhead on Node).

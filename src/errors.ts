@@ -281,7 +281,8 @@ export class ServiceNetworkError extends ServiceError {
 
 /**
  * A 2xx response that is not a GraphQL response: not JSON, not an object, or an object with
- * neither `data` nor `errors` (such as `{"errorMessage": "…"}`). The parsed body is on `body`.
+ * neither `data` nor a non-empty `errors` (such as `{"errorMessage": "…"}` or `{"errors": []}`). The
+ * parsed body is on `body`.
  *
  * @example A body that is not GraphQL
  * ```ts

@@ -168,11 +168,12 @@ export function retryDelay(
  */
 export function retryAfterMs(value: string | null, now: number): number | undefined {
   if (!value) return undefined;
-  // RFC 9110: whole seconds, or an HTTP date, which names its day and month. Date.parse alone would
-  // also read "1.5" as a date in 2001.
+  // RFC 9110: whole seconds, or an HTTP date, which starts with the day's name and holds a time (its
+  // three forms: "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6
+  // 08:49:37 1994"). Date.parse alone would also read "1.5" or "in 5" as dates in 2001.
   const date = /^\s*\d+\s*$/.test(value)
     ? now + +value * 1000
-    : /[a-z]/i.test(value)
+    : /^\s*[a-z]{3,9},? .*\d\d:\d\d:\d\d/i.test(value)
     ? Date.parse(value)
     : NaN;
   return date === date ? Math.max(0, date - now) : undefined;

@@ -142,8 +142,8 @@ export interface SignableRequest {
  * @throws {TypeError} (as a rejection) with `code: "INVALID_ARGUMENT"` when the region, the service,
  * the access key ID, the secret access key or the method is missing or empty, the date is not a
  * valid `Date`, the body is not a string, the URL is not absolute or a header is invalid, and
- * `Invalid credentials` when the region, service, access key ID or session token holds what no
- * header can carry (a control character, or one beyond Latin-1). The message is `Invalid <field>`
+ * `Invalid credentials` when the region, service, access key ID or session token holds what
+ * `Headers` refuses (NUL, CR, LF, or a character beyond Latin-1). The message is `Invalid <field>`
  * (`Invalid region`, `Invalid url`, …): it never quotes a value, so no key, token or signature can leak.
  *
  * @example Sign an AppSync request with temporary credentials, then send it

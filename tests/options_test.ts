@@ -155,6 +155,12 @@ const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErro
     /secretAccessKey must be a non-empty string, current value is undefined/,
   ],
   [
+    "iam region with a line break (it goes into the Authorization header)",
+    { url: URL_, auth: { ...iam, region: "us-east-1\nx" } },
+    TypeError,
+    /Invalid auth.region: expected a non-empty string a header can carry, current value is a string$/,
+  ],
+  [
     "iam secretAccessKey a number: described by its type",
     { url: URL_, auth: { ...iam, credentials: { accessKeyId: "AKID", secretAccessKey: 12345678 } } },
     TypeError,
@@ -324,6 +330,7 @@ describe("options", () => {
         expiration: new Date(Date.now() + 3_600_000),
         credentialScope: "us-east-1",
         accountId: "123456789012",
+        $source: { CREDENTIALS_ENV_VARS: "g" },
       };
       const client = new ServiceClient({ url: endpoint.url, auth: { ...iam, credentials } as never });
       assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });

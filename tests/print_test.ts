@@ -1,4 +1,4 @@
-// Tests for src/print.ts, the client's own printer for `DocumentNode`s without `loc`.
+// Tests for src/print.ts, the client's own printer, which turns every `DocumentNode` it is given into query text.
 // The oracle is graphql-js (a dev dependency): for every document, our output must parse to the same AST
 // as graphql's `print` output does, `loc` aside and `block` aside (we print block strings as regular strings
 // with the same value, by design). node:test and node:assert/strict only, so this file also runs on Node and Bun.

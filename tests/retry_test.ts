@@ -253,6 +253,9 @@ describe("retry", () => {
       // Neither whole seconds nor a date (Date.parse alone reads these as dates in 2001 and 2000).
       assert.equal(retryAfterMs("1.5", now), undefined);
       assert.equal(retryAfterMs("-1", now), undefined);
+      assert.equal(retryAfterMs("in 5", now), undefined);
+      assert.equal(retryAfterMs("12 Jan", now), undefined);
+      assert.equal(retryAfterMs("2026-01-01T00:00:05Z", now), undefined, "ISO 8601 is not an HTTP date");
       // The obsolete HTTP-date forms RFC 9110 still asks recipients to accept.
       assert.equal(retryAfterMs("Thursday, 01-Jan-26 00:00:05 GMT", now), 5_000);
       assert.equal(retryAfterMs("Thu Jan  1 00:00:05 2026", now) !== undefined, true);

@@ -1,6 +1,6 @@
 /**
  * Size budget (a), a user of everything: all five auth modes, a string document, a typed document
- * node without `loc` (printed by the lazily loaded printer), `introspect()`, retries, timeouts and
+ * node (printed by the lazily loaded printer), `introspect()`, retries, timeouts and
  * the error classes. Every chunk of its bundle counts. Bundled by `scripts/size.ts`, never run.
  *
  * @module
