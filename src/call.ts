@@ -11,7 +11,6 @@ import { authHeader, type IamAuth, readCredentials } from "./auth.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type PreparedDocument, prepareDocument } from "./document.ts";
 import {
-  type ServiceError,
   ServiceGraphQLError,
   ServiceHttpError,
   ServiceNetworkError,
@@ -23,7 +22,8 @@ import { retryDelay, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, sleep } from "./signal.ts";
 import { invalid, invalidValue, isObject } from "./validate.ts";
 
-let signing: typeof import("./sigv4_record.ts") | undefined;
+/** The iam module, once an iam client has loaded it. */
+let iam: typeof import("./iam.ts") | undefined;
 const CONTENT_TYPE = "application/json; charset=UTF-8";
 
 /** A client's checked options, its base headers, and the server's clock offset it learnt (iam only). */
@@ -110,7 +110,10 @@ async function attempts(
         ) {
           throw err;
         }
-        if (!resentForClock && learnClockSkew(state, err)) {
+        if (
+          !resentForClock && config.auth.type === "iam" && err instanceof ServiceHttpError &&
+          iam?.learnClockSkew(state, err)
+        ) {
           resentForClock = true;
           attempt--;
           continue;
@@ -175,8 +178,9 @@ function dataOf(result: GraphQLResult): unknown {
 }
 
 /**
- * The headers to send in iam mode, SigV4's included: the signer's own Promise, with no async layer
- * of ours, once the signer is loaded and when the credentials are a value.
+ * The headers to send in iam mode, SigV4's included. The credentials are read now (a provider is
+ * called), while the iam module loads the first time; then the signer's own Promise is returned,
+ * with no async layer of ours, when the credentials are a value.
  */
 function sign(
   state: ClientState,
@@ -185,44 +189,13 @@ function sign(
   headers: Readonly<Record<string, string>>,
   credentials: AwsCredentials | Promise<AwsCredentials> = readCredentials(auth),
 ): Promise<Record<string, string>> {
-  if (credentials instanceof Promise || !signing) {
-    return Promise.all([credentials, signing ?? import("./sigv4_record.ts")]).then(([ready, module]) => {
-      signing = module;
+  if (credentials instanceof Promise || !iam) {
+    return Promise.all([credentials, iam ?? import("./iam.ts")]).then(([ready, module]) => {
+      iam = module;
       return sign(state, auth, body, headers, ready);
     });
   }
-  const offset = state.clockOffsetMs;
-  return signing.signRecord(state.config.url, headers, body, {
-    region: auth.region,
-    service: "appsync",
-    credentials,
-    ...(offset ? { date: new Date(Date.now() + offset) } : {}),
-  });
-}
-
-/**
- * A refusal for time, as AWS words it: "Signature expired: 20240506T070809Z is now earlier than
- * 20240506T071309Z (20240506T071809Z - 5 min.)" or "Signature not yet current: … (… + 5 min.)". The
- * time in parentheses is the server's (captured when present).
- */
-const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z) [+-] \d+ min\.\))?/i;
-
-/**
- * When the service rejected an iam signature for time, remembers the server's clock offset and
- * returns `true`: the request never ran, so it is re-signed and resent once, with or without a retry
- * policy. The server's time is the response's `Date`, or, when that cannot be read (a browser page
- * reads a cross-origin `Date` only if the server lists it in `Access-Control-Expose-Headers`), the
- * time in the message. With neither, the refusal is thrown as it is.
- */
-function learnClockSkew(state: ClientState, err: ServiceError): boolean {
-  const refusal = err instanceof ServiceHttpError && state.config.auth.type === "iam" &&
-    err.status === 403 && err.errors.map((e) => TIME_REFUSAL.exec(String(e?.message))).find(Boolean);
-  const serverTime = refusal &&
-    (Date.parse(err.headers.get("date")!) ||
-      Date.parse(refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")!));
-  if (!serverTime) return false;
-  state.clockOffsetMs = serverTime - Date.now();
-  return true;
+  return iam.signAttempt(state, auth.region, body, headers, credentials);
 }
 
 function throwIfAborted(call: CallSignal): void {
