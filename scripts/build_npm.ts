@@ -8,7 +8,10 @@
  * - Runtime-specific files: the source imports `src/crypto.ts` (Web Crypto); the package imports
  *   `#crypto`, which package.json `imports` resolves to `src/crypto_node.js` (`node:crypto`) under the
  *   `node` condition (Node, Bun, Deno's npm mode, bundlers targeting Node) and to the web file elsewhere
- *   (browsers, workers, esm.sh).
+ *   (browsers, workers, esm.sh). Likewise `src/inspect.ts` (the errors' `util.inspect` hook) becomes
+ *   `#inspect`, which resolves to the empty `src/inspect_browser.js` under the `browser` condition
+ *   (browser consoles have no such hook), but not for workerd or edge bundlers, which also set
+ *   `browser` and whose consoles do honour it.
  * - `npm/package.json`, README.md and LICENSE; a `sigv4/package.json` stub for pre-`exports` resolvers.
  * - `npm/tests/`: tests/*.ts compiled to ESM against the built package (not published). `../mod.ts`
  *   becomes `@seed/service-client` and `../src/sigv4.ts` `@seed/service-client/sigv4` (resolved
@@ -51,10 +54,24 @@ export const ROOT: string = fileURLToPath(new URL("..", import.meta.url)).replac
 /** Where the package is built. */
 export const OUT: string = join(ROOT, "npm");
 
-/** The files that differ between the web and Node; see the module doc. */
+/** The files that differ between runtimes; see the module doc. */
 const MAPPINGS: readonly RuntimeMapping[] = [
-  { web: "src/crypto.ts", node: "src/crypto_node.ts", alias: "#crypto" },
+  { source: "src/crypto.ts", alias: "#crypto", conditions: { node: "src/crypto_node.ts" } },
+  {
+    source: "src/inspect.ts",
+    alias: "#inspect",
+    conditions: {
+      node: "src/inspect.ts",
+      workerd: "src/inspect.ts",
+      "edge-light": "src/inspect.ts",
+      browser: "src/inspect_browser.ts",
+    },
+  },
 ];
+
+/** Every file a mapping may load, besides the sources. */
+const VARIANTS = [...new Set(MAPPINGS.flatMap((mapping) => Object.values(mapping.conditions)))]
+  .filter((file) => !MAPPINGS.some((mapping) => mapping.source === file));
 
 /** Packages the library imports types from (never values): optional peers of the npm package. */
 const PEERS: Readonly<Record<string, Peer>> = {
@@ -113,12 +130,12 @@ export function buildNpm(): string[] {
   const { lib: _lib, ...flags } = deno.compilerOptions;
   const baseOptions = ts.convertCompilerOptionsFromJson(flags, ROOT).options;
   const at = (path: string) => resolve(ROOT, path);
-  const webFiles = new Map(MAPPINGS.map((mapping) => [at(mapping.web), mapping.alias]));
-  const libraryRoots = [...Object.values(deno.exports), ...MAPPINGS.map((mapping) => mapping.node)].map(at);
+  const mappedFiles = new Map(MAPPINGS.map((mapping) => [at(mapping.source), mapping.alias]));
+  const libraryRoots = [...Object.values(deno.exports), ...VARIANTS].map(at);
   const libraryContext = {
     importMap: deno.imports,
     root: ROOT,
-    redirect: (file: string) => webFiles.get(file),
+    redirect: (file: string) => mappedFiles.get(file),
   };
 
   const written: string[] = [];
@@ -215,7 +232,9 @@ function buildTests(deno: DenoJson): string[] {
 /** Fails when an emitted file imports what it may not (see verify.ts). */
 function verify(written: readonly string[], deno: DenoJson): void {
   const aliases = MAPPINGS.map((mapping) => mapping.alias);
-  const nodeVariants = MAPPINGS.map((mapping) => mapping.node.replace(/\.ts$/, ""));
+  const nodeVariants = MAPPINGS.flatMap((mapping) => mapping.conditions.node ?? [])
+    .filter((file) => !MAPPINGS.some((mapping) => mapping.source === file))
+    .map((file) => file.replace(/\.ts$/, ""));
   const isNodeVariant = (file: string) =>
     nodeVariants.some((variant) => /^(esm|cjs)\//.test(file) && file.slice(4).startsWith(variant + "."));
   const groups = {

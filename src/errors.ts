@@ -13,6 +13,8 @@
  * @module
  */
 
+import { hideDataFromInspect } from "./inspect.ts";
+
 /**
  * The stable `code` of every error class, keyed by a readable name.
  *
@@ -410,24 +412,7 @@ function hideData(error: ServiceError, fields: Record<string, unknown>): void {
   for (const key in fields) Object.defineProperty(error, key, { value: fields[key] });
 }
 
-/** Stand-ins made by the inspect hook below, formatted as they are. */
-const standIns = new WeakSet<object>();
-
-/**
- * `util.inspect` (Node, Deno, Bun) and `Deno.inspect` print an error's `errors` array and `cause`
- * even when they are not enumerable. They are given a stand-in instead: a real `Error` with the
- * same prototype, message, stack, cause and enumerable fields, without the server's data.
- */
-Object.defineProperty(ServiceError.prototype, Symbol.for("nodejs.util.inspect.custom"), {
-  value: function inspectWithoutData(this: ServiceError): ServiceError {
-    if (standIns.has(this)) return this;
-    const standIn = new Error(this.message, "cause" in this ? { cause: this.cause } : undefined);
-    Object.setPrototypeOf(standIn, Object.getPrototypeOf(this));
-    Object.defineProperty(standIn, "stack", { value: this.stack, configurable: true, writable: true });
-    standIns.add(Object.assign(standIn, this));
-    return standIn as ServiceError;
-  },
-});
+hideDataFromInspect(ServiceError.prototype);
 
 /** The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`. */
 function errorsOf(body: unknown): readonly GraphQLFormattedError[] {

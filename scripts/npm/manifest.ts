@@ -9,20 +9,27 @@
  * ```
  *
  * CommonJS goes by extension, not by a nested `{"type": "commonjs"}` package.json: a nested
- * package.json would become the package scope of cjs/, where the root's `imports` (`#crypto`) do
+ * package.json would become the package scope of cjs/, where the root's `imports` (`#crypto`, `#inspect`) do
  * not apply.
  *
  * @module
  */
 
-/** A runtime-specific file: the web variant in the source, and the one Node and Bun load instead. */
+/**
+ * A runtime-specific file: the file the source imports (what Deno runs, and the package's default),
+ * and the files the package loads instead under some resolution conditions.
+ */
 export interface RuntimeMapping {
-  /** The source file the code imports (the web variant), relative to the root, such as `src/crypto.ts`. */
-  readonly web: string;
-  /** The file Node and Bun get instead, relative to the root. */
-  readonly node: string;
-  /** The subpath import that selects between them in the package, such as `#crypto`. */
+  /** The file the source imports, relative to the root, such as `src/crypto.ts`. */
+  readonly source: string;
+  /** The subpath import that selects between the files in the package, such as `#crypto`. */
   readonly alias: `#${string}`;
+  /**
+   * Condition → the file loaded under it, relative to the root, in the order resolvers try them (the
+   * source itself may be named, to keep it ahead of a later condition), such as
+   * `{ node: "src/crypto_node.ts" }`. A file under `node` may import `node:` modules.
+   */
+  readonly conditions: Readonly<Record<string, string>>;
 }
 
 /** An optional peer dependency: only types of it are imported. */
@@ -97,10 +104,15 @@ export function manifest(input: ManifestInput): Record<string, unknown> {
     types: built(main, "cjs", "types"),
     exports,
     imports: Object.fromEntries(input.mappings.map((mapping) => [mapping.alias, {
-      node: { import: built(mapping.node, "esm"), require: built(mapping.node, "cjs") },
-      import: built(mapping.web, "esm"),
-      require: built(mapping.web, "cjs"),
-      default: built(mapping.web, "esm"),
+      ...Object.fromEntries(
+        Object.entries(mapping.conditions).map(([condition, file]) => [
+          condition,
+          { import: built(file, "esm"), require: built(file, "cjs") },
+        ]),
+      ),
+      import: built(mapping.source, "esm"),
+      require: built(mapping.source, "cjs"),
+      default: built(mapping.source, "esm"),
     }])),
     files: ["esm/", "cjs/", ...stubs.map((folder) => `${folder}/`), "README.md", "LICENSE"],
     peerDependencies: Object.fromEntries(peers.map(([name, peer]) => [name, peer.range])),

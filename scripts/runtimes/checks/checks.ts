@@ -31,6 +31,11 @@ export interface CheckContext {
   readonly base: string;
   /** Whether this run expects `AbortSignal.any` to exist (undefined: either is fine). */
   readonly abortSignalAny?: boolean;
+  /**
+   * Whether the package's errors carry the `util.inspect` hook here: not in a browser, which loads
+   * the empty `inspect_browser` variant; yes in workerd and edge-runtime, whose consoles honour it.
+   */
+  readonly inspectHook: boolean;
   /** Only the checks whose name starts with one of these (all when absent). */
   readonly only?: readonly string[];
 }
@@ -182,6 +187,16 @@ const CHECKS: readonly Check[] = [
     );
     expectAbort(context, err, "timeout", started);
     controller.abort();
+  }],
+  ["the errors' inspect hook is there only where a console honours it", (context) => {
+    const hook = (context.lib.ServiceError.prototype as unknown as Record<symbol, unknown>)[
+      Symbol.for("nodejs.util.inspect.custom")
+    ];
+    expect(
+      (typeof hook === "function") === context.inspectHook,
+      `the hook is ${typeof hook === "function" ? "present" : "absent"}`,
+    );
+    return Promise.resolve();
   }],
   ["AbortSignal.any is as this run expects", (context) => {
     const present = typeof (AbortSignal as { any?: unknown }).any === "function";
