@@ -10,7 +10,7 @@
  *
  * The budgets are issue 4's targets, and they are NOT met today: the core alone (validation with
  * messages that name the field, unknown-key detection, leak-proof errors, retries with Retry-After,
- * clock skew, one listener per shared signal) is about 2.7 times budget (b), and its logic without
+ * clock skew, one listener per shared signal) is about 2.5 times budget (b), and its logic without
  * any string literal is still over it. The script prints how far over each one is, and fails above
  * a regression ceiling a little over the last measured size, so that CI catches growth while the
  * budgets are decided. Lower the ceilings as the bundles shrink; never raise them silently.
@@ -34,6 +34,8 @@ interface Budget {
    * The regression ceiling CI enforces until the budget is met: the last measurement plus ~2%. Raised
    * once, on 2026-11-21, from 7,800 and 5,400 B: the review fixes (clock skew in browsers, auth read
    * on every attempt, secrets as numbers, …) took (a) from 7,664 to 7,846 B and (b) from 5,340 to 5,506.
+   * Lowered the next session to 7,910 and 5,240 B, after the iam-only code moved into the iam chunk and
+   * the inspect hook out of browser bundles: (a) 7,759 B, (b) 5,131 B.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -45,14 +47,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 3_072,
-    ceiling: 7_960,
+    ceiling: 7_910,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 2_048,
-    ceiling: 5_580,
+    ceiling: 5_240,
     counts: "before-first-request",
   },
 ];
