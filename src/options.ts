@@ -35,7 +35,9 @@ import {
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
 /**
- * Extra request headers: a plain object or a `Headers`. Auth and content headers cannot be set here.
+ * Extra request headers: a plain object or a `Headers`. Auth and content headers, `host`, and the
+ * headers of framing that fetch sets (`content-length`, `transfer-encoding`, `keep-alive`, …) cannot be
+ * set here: they are refused with an error naming the header.
  *
  * @example Either form
  * ```ts
@@ -123,6 +125,11 @@ export interface ClientConfig {
   readonly signal: AbortSignal | undefined;
 }
 
+/**
+ * Headers the caller may not give: the ones the client sets, and the ones of framing that fetch sets
+ * from the body (Node's fetch refuses all but `content-length` and `te`, so every request would fail;
+ * browsers drop them; Deno sends them). `connection` passes: `close` is meaningful on Node.
+ */
 const RESERVED_HEADERS = [
   "content-type",
   "authorization",
@@ -130,6 +137,13 @@ const RESERVED_HEADERS = [
   "host",
   "x-amz-date",
   "x-amz-security-token",
+  "content-length",
+  "expect",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
 ];
 
 /**
@@ -241,7 +255,7 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
   }
   for (const name of RESERVED_HEADERS) {
     if (name in record) {
-      throw invalid(`Invalid ${field}: \`${name}\` is set by the client and cannot be overridden`);
+      throw invalid(`Invalid ${field}: \`${name}\` is set by the client or by fetch, not by the caller`);
     }
   }
   return record;
