@@ -9,9 +9,11 @@
  *   `#crypto`, which package.json `imports` resolves to `src/crypto_node.js` (`node:crypto`) under the
  *   `node` condition (Node, Bun, Deno's npm mode, bundlers targeting Node) and to the web file elsewhere
  *   (browsers, workers, esm.sh). Likewise `src/inspect.ts` (the errors' `util.inspect` hook) becomes
- *   `#inspect`, which resolves to the empty `src/inspect_browser.js` under the `browser` condition
- *   (browser consoles have no such hook), but not for workerd or edge bundlers, which also set
- *   `browser` and whose consoles do honour it.
+ *   `#inspect`, which resolves to the empty `src/inspect_browser.js` only under both `browser` and
+ *   `production` (a production build for browsers, whose consoles never call the hook). Everything
+ *   else keeps the hook: Node, and `browser` without `production` (Jest's jsdom environment sets
+ *   `browser` and prints through Node's `util.inspect`), and `workerd`, `worker` and `edge-light`
+ *   ahead of `browser` (worker bundlers set `browser` too, and workerd's console honours the hook).
  * - `npm/package.json`, README.md and LICENSE; a `sigv4/package.json` stub for pre-`exports` resolvers.
  * - `npm/tests/`: tests/*.ts compiled to ESM against the built package (not published). `../mod.ts`
  *   becomes `@seed/service-client` and `../src/sigv4.ts` `@seed/service-client/sigv4` (resolved
@@ -39,6 +41,7 @@ import ts from "typescript";
 import { compile, CompileError } from "./npm/compile.ts";
 import {
   built,
+  conditionFiles,
   EXTENSIONS,
   manifest,
   type Peer,
@@ -63,14 +66,15 @@ const MAPPINGS: readonly RuntimeMapping[] = [
     conditions: {
       node: "src/inspect.ts",
       workerd: "src/inspect.ts",
+      worker: "src/inspect.ts",
       "edge-light": "src/inspect.ts",
-      browser: "src/inspect_browser.ts",
+      browser: { production: "src/inspect_browser.ts" },
     },
   },
 ];
 
 /** Every file a mapping may load, besides the sources. */
-const VARIANTS = [...new Set(MAPPINGS.flatMap((mapping) => Object.values(mapping.conditions)))]
+const VARIANTS = [...new Set(MAPPINGS.flatMap(conditionFiles))]
   .filter((file) => !MAPPINGS.some((mapping) => mapping.source === file));
 
 /** Packages the library imports types from (never values): optional peers of the npm package. */
@@ -232,7 +236,10 @@ function buildTests(deno: DenoJson): string[] {
 /** Fails when an emitted file imports what it may not (see verify.ts). */
 function verify(written: readonly string[], deno: DenoJson): void {
   const aliases = MAPPINGS.map((mapping) => mapping.alias);
-  const nodeVariants = MAPPINGS.flatMap((mapping) => mapping.conditions.node ?? [])
+  const nodeVariants = MAPPINGS.flatMap((mapping) => {
+    const target = mapping.conditions.node;
+    return typeof target === "string" ? [target] : Object.values(target ?? {});
+  })
     .filter((file) => !MAPPINGS.some((mapping) => mapping.source === file))
     .map((file) => file.replace(/\.ts$/, ""));
   const isNodeVariant = (file: string) =>

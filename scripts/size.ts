@@ -1,6 +1,7 @@
 /**
  * The size budgets of the npm package, measured as an application bundler ships it: esbuild bundles
- * the built package (browser conditions, minified ESM, code splitting on) into two applications of
+ * the built package (browser conditions with `production`, as Vite and webpack set them in a
+ * production build; minified ESM, code splitting on) into two applications of
  * `scripts/size/`, and each output file is gzipped on its own (zlib's default level), as it travels.
  *
  * - (a) `everything.ts`, a user of everything: every chunk counts. Budget 3,072 B (aim: 2,500 B).
@@ -86,7 +87,12 @@ function gzipped(text: string, level?: number): number {
  * @returns The counted gzipped bytes.
  */
 export async function measure(budget: Budget, print = false): Promise<number> {
-  const files = (await bundle({ entries: { app: budget.entry }, format: "esm", minify: true }))
+  const files = (await bundle({
+    entries: { app: budget.entry },
+    format: "esm",
+    minify: true,
+    conditions: ["production"],
+  }))
     .filter((file) => file.path.endsWith(".js"));
   const loadedFirst = staticClosure(files);
   const counted = budget.counts === "all" ? new Set(files.map((file) => file.path)) : loadedFirst;

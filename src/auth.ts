@@ -4,8 +4,8 @@
  * is called once per attempt, so a rotated key or refreshed token takes effect on the next attempt.
  *
  * Tokens are sent as they are: no `Bearer ` prefix (the service rejects it for user pools and
- * treats it as OIDC for lambda). `iam` signing lives in `sigv4.ts`, loaded with `import()` on first
- * use so other modes never load it.
+ * treats it as OIDC for lambda). `iam` signing lives in `iam.ts` (on `sigv4_signer.ts`), loaded with
+ * `import()` on first use so other modes never load it.
  *
  * @module
  */

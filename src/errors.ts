@@ -8,7 +8,8 @@
  * What the server sent (`body`, `errors`, `data`, `extensions`) can echo variables or secrets (a
  * GraphQL validation error quotes a variable's value; AWS's signature errors quote the canonical
  * request, session token included), so those properties are readable but not enumerable, and
- * `util.inspect`/`Deno.inspect` show an error without them.
+ * `util.inspect`/`Deno.inspect` show an error without them (the hook in `inspect.ts`; a production
+ * browser build of the npm package leaves it out, since browser consoles never call it).
  *
  * @module
  */

@@ -2,8 +2,10 @@
  * The inspect hook of the errors, in its own file so that the npm build can leave it out of browser
  * bundles: `util.inspect` (Node, Bun, workerd), `Deno.inspect` and the consoles built on them
  * honour `Symbol.for("nodejs.util.inspect.custom")`, a browser's console does not. Under the
- * `browser` condition the package loads `inspect_browser.ts` instead, which exports the same name
- * and does nothing.
+ * `browser` and `production` conditions together (a production build for browsers) the package
+ * loads `inspect_browser.ts` instead, which exports the same name and does nothing. Everywhere else
+ * the hook stays: Node, workers, edge bundles, and `browser` alone (Jest's jsdom environment sets it,
+ * and prints through Node's `util.inspect`).
  *
  * @module
  */

@@ -1,7 +1,8 @@
 /**
  * The browser run: headless Chromium (Debian's package at /usr/bin/chromium) driven by
  * playwright-core loads a local page whose import map points `@seed/service-client` at the package's
- * browser bundle (esbuild, browser conditions, code splitting: what esm.sh serves), and runs the
+ * browser bundle (esbuild, browser conditions with `production`, code splitting: a production build
+ * as Vite or webpack makes it, close to what esm.sh serves), and runs the
  * checks of `checks/checks.ts` against the local endpoint on another origin (CORS).
  *
  * Twice: as is, and with `AbortSignal.any` deleted before any script runs (Safari before 17.4 has
@@ -66,8 +67,23 @@ function mount(prefix: string, outputs: readonly OutputFile[], into: Map<string,
  */
 export async function runBrowser(): Promise<RunResult[]> {
   const files = new Map<string, string>();
-  const pkg = await bundle({ entries: { mod: PACKAGE[0]!, sigv4: PACKAGE[1]! }, format: "esm" });
-  console.log(`package bundle (browser conditions): ${pkg.map((file) => file.path).join(", ")}`);
+  const pkg = await bundle({
+    entries: { mod: PACKAGE[0]!, sigv4: PACKAGE[1]! },
+    format: "esm",
+    conditions: ["production"],
+  });
+  console.log(`package bundle (browser conditions, production): ${pkg.map((file) => file.path).join(", ")}`);
+  // Without `production` (a development build; Jest's jsdom environment, which prints through Node's
+  // util.inspect), the errors keep their inspect hook. Checked on the bundle's text: no page needed.
+  const started = performance.now();
+  const development = await bundle({ entries: { mod: PACKAGE[0]! }, format: "esm" });
+  const hookKept = development.some((file) => file.text.includes("nodejs.util.inspect.custom"));
+  const resolution = reportChecks("browser bundle without `production`", [{
+    name: "the errors keep their inspect hook (only a production browser build leaves it out)",
+    ok: hookKept,
+    ms: 0,
+    ...(hookKept ? {} : { error: "the bundle has no nodejs.util.inspect.custom hook" }),
+  }], started);
   mount("/pkg", pkg, files);
   mount(
     "/app",
@@ -83,7 +99,7 @@ export async function runBrowser(): Promise<RunResult[]> {
   const { endpoint, base } = await startRuntimeEndpoint();
   const { server, origin } = await serve(files);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const results: RunResult[] = [];
+  const results: RunResult[] = [resolution];
   try {
     console.log(`chromium ${browser.version()}`);
     for (const withAny of [true, false]) {

@@ -1,6 +1,7 @@
 /**
  * The worker run: a module worker on workerd (through miniflare) built from the package with the
- * conditions a workers bundler uses (`workerd`, `worker`, `browser`), code splitting on, every
+ * conditions a workers bundler uses (`workerd`, `worker`, `browser`; then again without `workerd`,
+ * as older wrangler and hand-made esbuild builds resolve it), code splitting on, every
  * module listed explicitly (workerd loads only what it is given, chunks included). Its outbound
  * fetches go to the network with `local` allowed, so it reaches the loopback endpoint.
  *
@@ -15,7 +16,7 @@ import { Miniflare } from "miniflare";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundle, stopBundler } from "../npm/bundle.ts";
+import { bundle, type OutputFile, stopBundler } from "../npm/bundle.ts";
 import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
 import { startRuntimeEndpoint } from "./endpoint.ts";
 
@@ -23,17 +24,36 @@ import { startRuntimeEndpoint } from "./endpoint.ts";
 const COMPATIBILITY_DATE = "2025-09-01";
 
 /**
- * Runs the checks in a workerd module worker.
+ * How workers bundlers resolve the package: wrangler today (`workerd`, `worker`, `browser`), and
+ * older wrangler or a hand-made esbuild build (`worker`, `browser`). Both with `production`: a
+ * production build for browsers loads no inspect hook, and a worker's must keep it.
+ */
+const CONDITION_SETS: ReadonlyArray<readonly [label: string, conditions: readonly string[]]> = [
+  ["workerd", ["workerd", "worker", "production"]],
+  ["workerd, bundled without the workerd condition", ["worker", "production"]],
+];
+
+/**
+ * Runs the checks in a workerd module worker, once per bundling of {@link CONDITION_SETS}.
  *
- * @returns The run's result.
+ * @returns One result per bundling.
  */
 export async function runWorker(): Promise<RunResult[]> {
-  const outputs = await bundle({
-    entries: { worker: "scripts/runtimes/checks/worker_entry.ts" },
-    format: "esm",
-    conditions: ["workerd", "worker"],
-  });
+  const results: RunResult[] = [];
+  for (const [name, conditions] of CONDITION_SETS) {
+    const outputs = await bundle({
+      entries: { worker: "scripts/runtimes/checks/worker_entry.ts" },
+      format: "esm",
+      conditions,
+    });
+    results.push(await runInWorkerd(`${name} (miniflare, ${outputs.length} modules)`, outputs));
+  }
   await stopBundler();
+  return results;
+}
+
+/** Runs the checks in a module worker made of `outputs`. */
+async function runInWorkerd(label: string, outputs: readonly OutputFile[]): Promise<RunResult> {
   // Modules need a root on disk for their paths, though their contents are given inline.
   const root = mkdtempSync(join(tmpdir(), "service-client-worker-"));
   const modules = [...outputs]
@@ -49,7 +69,6 @@ export async function runWorker(): Promise<RunResult[]> {
     outboundService: { network: { allow: ["local"] } },
   });
   try {
-    const label = `workerd (miniflare, ${outputs.length} modules)`;
     console.log(label);
     let lines: CheckLine[];
     try {
@@ -58,7 +77,7 @@ export async function runWorker(): Promise<RunResult[]> {
     } catch (err) {
       lines = [{ name: "the worker ran its checks", ok: false, ms: 0, error: String(err) }];
     }
-    return [reportChecks(label, lines, started)];
+    return reportChecks(label, lines, started);
   } finally {
     await worker.dispose();
     await endpoint.close();

@@ -32,8 +32,9 @@ export interface CheckContext {
   /** Whether this run expects `AbortSignal.any` to exist (undefined: either is fine). */
   readonly abortSignalAny?: boolean;
   /**
-   * Whether the package's errors carry the `util.inspect` hook here: not in a browser, which loads
-   * the empty `inspect_browser` variant; yes in workerd and edge-runtime, whose consoles honour it.
+   * Whether the package's errors carry the `util.inspect` hook here: not in a production browser
+   * bundle, which loads the empty `inspect_browser` variant; yes in workers (workerd's console
+   * honours it) and edge bundles.
    */
   readonly inspectHook: boolean;
   /** Only the checks whose name starts with one of these (all when absent). */
@@ -188,7 +189,7 @@ const CHECKS: readonly Check[] = [
     expectAbort(context, err, "timeout", started);
     controller.abort();
   }],
-  ["the errors' inspect hook is there only where a console honours it", (context) => {
+  ["the errors' inspect hook is left out of production browser bundles only", (context) => {
     const hook = (context.lib.ServiceError.prototype as unknown as Record<symbol, unknown>)[
       Symbol.for("nodejs.util.inspect.custom")
     ];
