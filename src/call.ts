@@ -159,11 +159,13 @@ async function sendOnce(
   let response: Response;
   let text: string;
   try {
-    response = await fetch(
-      url,
-      { method: "POST", headers: authorized, body, signal, redirect: "manual" } as RequestInit,
+    // Raced against the signal, as the getters are: a fetch wrapper that drops `init.signal`, or its
+    // body that never ends, cannot keep the call past its timeout or its caller's abort.
+    response = await untilAborted(
+      fetch(url, { method: "POST", headers: authorized, body, signal, redirect: "manual" } as RequestInit),
+      signal,
     );
-    text = await response.text();
+    text = await untilAborted(response.text(), signal);
   } catch (cause) {
     throw new ServiceNetworkError(cause);
   }

@@ -76,7 +76,10 @@ export interface ServiceClientOptions {
   readonly auth: AuthOptions;
   /** The retry policy. Without it, one attempt per request. */
   readonly retry?: RetryOptions;
-  /** Replaces the global `fetch`, for tracing or request options. */
+  /**
+   * Replaces the global `fetch`, for tracing or request options. Pass `init.signal` on: the call ends
+   * at its timeout or abort either way, but a request without the signal keeps running.
+   */
   readonly fetch?: FetchFunction;
   /** Headers sent with every request, below the request's own headers and the auth headers. */
   readonly headers?: HeaderValues;

@@ -36,8 +36,8 @@ export interface GraphQLResult<TData = unknown> {
  * the fetch, and maps a body that cannot be read to a `ServiceNetworkError`).
  *
  * @throws {ServiceHttpError} For a status that is not 2xx (redirects included: they are never followed).
- * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, or has neither `data` nor
- * a non-empty `errors`.
+ * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, or has neither `data`
+ * (absent or null) nor a non-empty `errors`.
  */
 export function resultOf(response: Response, text: string): GraphQLResult {
   const { status } = response;
@@ -53,8 +53,9 @@ export function resultOf(response: Response, text: string): GraphQLResult {
   if (errors !== undefined && errors !== null && !Array.isArray(errors)) {
     throw new ServiceResponseError(status, "errors is not an array", body);
   }
-  // Without data, the GraphQL spec requires at least one error: `{"errors": []}` is not a result.
-  if (!("data" in body) && !(errors as unknown[] | undefined)?.length) {
+  // Without data (absent or null), the GraphQL spec requires at least one error: `{"errors": []}` and
+  // `{"data": null}` are not results (`request` would resolve null where the caller's type says data).
+  if ((body as { data?: unknown }).data == null && !(errors as unknown[] | undefined)?.length) {
     throw new ServiceResponseError(status, "body has neither data nor errors", body);
   }
   return body as GraphQLResult;

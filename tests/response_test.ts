@@ -51,6 +51,13 @@ describe("responses", () => {
       ],
       ["errors that is not an array", '{"errors":"bad"}', /errors is not an array/, { errors: "bad" }],
       ["no data and an empty errors array", '{"errors":[]}', /neither data nor errors/, { errors: [] }],
+      ["null data and no errors", '{"data":null}', /neither data nor errors/, { data: null }],
+      [
+        "null data and an empty errors array",
+        '{"data":null,"errors":[]}',
+        /neither data nor errors/,
+        { data: null, errors: [] },
+      ],
     ];
     for (const [name, body, message, parsed] of BAD_2XX) {
       it(`200 with ${name} → ServiceResponseError (BAD_RESPONSE), not retried`, async () => {

@@ -109,6 +109,31 @@ describe("signals", () => {
       assert.equal(err.reason, "timeout");
     });
 
+    // A fetch wrapper that rebuilds `init` and drops its signal, or a body that never ends: the call
+    // still ends at its timeout, as it does for a slow getter.
+    const deafFetches: ReadonlyArray<[string, () => Promise<Response>]> = [
+      ["a fetch that drops the signal and never answers", () => new Promise<Response>(() => {})],
+      [
+        "a fetch that drops the signal and whose body never ends",
+        () =>
+          Promise.resolve(
+            new Response(new ReadableStream({ start: (body) => body.enqueue(new Uint8Array([123])) }), {
+              headers: { "content-type": "application/json" },
+            }),
+          ),
+      ],
+    ];
+    for (const [name, deafFetch] of deafFetches) {
+      it(`the timeout also bounds ${name}`, async () => {
+        const c = new ServiceClient({ url: endpoint.url, auth, fetch: deafFetch });
+        const started = Date.now();
+        const err = await rejection(c.request("{ hello }", undefined, { timeoutMs: 100 }));
+        assert.ok(err instanceof ServiceAbortError, String(err));
+        assert.equal(err.reason, "timeout");
+        assert.ok(Date.now() - started < 2_000, `ended after ${Date.now() - started} ms`);
+      });
+    }
+
     for (const mode of ["lambda", "iam"] as const) {
       it(`${mode}: a getter that aborts the caller's signal before returning ends the call at once`, async () => {
         // A provider that finds the session gone, signs the user out (aborting the app's signal), then
