@@ -130,8 +130,9 @@ export interface ClientConfig {
 
 /**
  * Headers the caller may not give: the ones the client sets, and the ones of framing that fetch sets
- * from the body (Node's fetch refuses all but `content-length` and `te`, so every request would fail;
- * browsers drop them; Deno sends them). `connection` passes: `close` is meaningful on Node.
+ * from the body (Node's fetch refuses `expect`, `keep-alive`, `transfer-encoding`, `upgrade` and a
+ * `content-length` that does not match, so every request would fail; browsers drop them all; Deno
+ * sends them). `connection` passes: `close` is meaningful on Node.
  */
 const RESERVED_HEADERS = [
   "content-type",
