@@ -236,11 +236,7 @@ function buildTests(deno: DenoJson): string[] {
 /** Fails when an emitted file imports what it may not (see verify.ts). */
 function verify(written: readonly string[], deno: DenoJson): void {
   const aliases = MAPPINGS.map((mapping) => mapping.alias);
-  const nodeVariants = MAPPINGS.flatMap((mapping) => {
-    const target = mapping.conditions.node;
-    return typeof target === "string" ? [target] : Object.values(target ?? {});
-  })
-    .filter((file) => !MAPPINGS.some((mapping) => mapping.source === file))
+  const nodeVariants = VARIANTS.filter((file) => MAPPINGS.some((mapping) => mapping.conditions.node === file))
     .map((file) => file.replace(/\.ts$/, ""));
   const isNodeVariant = (file: string) =>
     nodeVariants.some((variant) => /^(esm|cjs)\//.test(file) && file.slice(4).startsWith(variant + "."));
