@@ -194,7 +194,8 @@ const FIELDS = {
 
 /**
  * Checks an auth configuration at construction, for JavaScript callers too. Messages describe
- * values by type only: a secret never appears.
+ * values by type only: a secret never appears. A key, token or credentials read through a property
+ * getter is not read here: the getter runs per attempt only, where its value is checked.
  *
  * @throws {TypeError} For a non-object, an unknown `type`, a missing, empty or mistyped field, or
  * a field of another mode.
@@ -211,13 +212,16 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   }
   const field = FIELDS[type as keyof typeof FIELDS][0];
   expectOptions(auth, "auth", type === "iam" ? ["type", "region", "credentials"] : ["type", field]);
-  const value = auth[field];
   if (type === "iam") {
     // The region goes into the Authorization header: a value Headers refuses would fail every request
     // with a message quoting the signature.
     if (typeof auth.region !== "string" || !auth.region || headerProblem(auth.region)) {
       throw invalidValue("auth.region", "a non-empty string a header can carry", auth.region);
     }
+  }
+  if (isAccessor(auth, field)) return;
+  const value = auth[field];
+  if (type === "iam") {
     if (typeof value !== "function") {
       // The other fields of the AWS SDK's credentials are accepted (and not used): its objects pass as they are.
       expectOptions(value, "auth.credentials", [
@@ -237,6 +241,24 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   }
 }
 
+/** Whether `object[key]` is read through a getter, its own or an inherited one (a class's `get`). */
+function isAccessor(object: object, key: string): boolean {
+  for (let from: object | null = object; from; from = Object.getPrototypeOf(from)) {
+    const descriptor = Object.getOwnPropertyDescriptor(from, key);
+    if (descriptor) return !!descriptor.get;
+  }
+  return false;
+}
+
+/** `auth[field]`, read now: a property getter that throws is an auth error, as a function that throws is. */
+function readField(auth: object, name: string): unknown {
+  try {
+    return (auth as Record<string, unknown>)[name];
+  } catch (cause) {
+    throw new ServiceAuthError(name, "getter threw", cause);
+  }
+}
+
 /**
  * The header name and value this mode adds, read now (getters are called). A value given as it is
  * comes back at once, not in a Promise: the common case costs the request no await.
@@ -251,11 +273,11 @@ export function authHeader(
   auth: Exclude<AuthOptions, IamAuth>,
   checked: { sendable?: string },
 ): [string, string] | Promise<[string, string]> {
-  const [field, header] = FIELDS[auth.type];
-  const source = (auth as unknown as Record<string, unknown>)[field];
+  const [name, header] = FIELDS[auth.type];
+  const source = readField(auth, name);
   return typeof source === "function"
-    ? read(source, field).then((value) => headerOf(field, header, value, checked))
-    : headerOf(field, header, source, checked);
+    ? read(source, name).then((value) => headerOf(name, header, value, checked))
+    : headerOf(name, header, source, checked);
 }
 
 function headerOf(
@@ -280,7 +302,7 @@ function headerOf(
  * @throws {ServiceAuthError} When a provider throws or returns unusable credentials.
  */
 export function readCredentials(auth: IamAuth): AwsCredentials | Promise<AwsCredentials> {
-  const source = auth.credentials;
+  const source = readField(auth, "credentials");
   return typeof source === "function"
     ? read(source, "credentials").then(checkedCredentials)
     : checkedCredentials(source);

@@ -156,8 +156,8 @@ async function sendOnce(
     authorized = template && header[0] in template ? { ...template } : { ...headers };
     authorized[header[0]] = header[1];
   }
-  let response: Response;
-  let text: string;
+  let response: Response | undefined;
+  let text: string | undefined;
   try {
     // Raced against the signal, as the getters are: a fetch wrapper that drops `init.signal`, or its
     // body that never ends, cannot keep the call past its timeout or its caller's abort.
@@ -167,9 +167,10 @@ async function sendOnce(
     );
     text = await untilAborted(response.text(), signal);
   } catch (cause) {
-    throw new ServiceNetworkError(cause);
+    // A non-2xx status stands even when its body cannot be read (a 401 stays a 401, not retried).
+    if (!response || response.ok) throw new ServiceNetworkError(cause);
   }
-  const result = resultOf(response, text);
+  const result = resultOf(response!, text);
   return unwrap ? dataOf(result) : result;
 }
 

@@ -32,8 +32,6 @@ export type RequestArgs<TVariables> = [Record<never, never>] extends [TVariables
   ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions]
   : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions];
 
-/** The iam signer, `import()`ed on the first iam request (other modes never load it), then kept. */
-
 /**
  * A GraphQL client for the managed service: one POST per attempt, five auth modes, typed results,
  * timeouts, cancellation and retries.

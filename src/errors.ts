@@ -15,6 +15,7 @@
  */
 
 import { hideDataFromInspect } from "./inspect.ts";
+import { isObject } from "./validate.ts";
 
 /**
  * The stable `code` of every error class, keyed by a readable name.
@@ -189,7 +190,10 @@ export class ServiceHttpError extends ServiceError {
   readonly headers: Headers;
   /** The parsed JSON body, the text body when it is not JSON, or `undefined` when it could not be read. */
   declare readonly body: unknown;
-  /** The GraphQL errors in the body, in either of the service's two shapes; empty when none. */
+  /**
+   * The GraphQL errors in the body, in either of the service's two shapes; empty when none. Only
+   * objects with a string `message` are kept here; `body` holds whatever the server sent.
+   */
   declare readonly errors: readonly GraphQLFormattedError[];
 
   /**
@@ -257,7 +261,8 @@ export class ServiceAbortError extends ServiceError {
 }
 
 /**
- * No response was received: the connection failed, was reset, or the body could not be read.
+ * No response was received: the connection failed, was reset, or a 2xx body could not be read (a
+ * non-2xx status is a {@link ServiceHttpError} even then, without its `body`).
  * The runtime's error is the `cause`. Retried by default when a `retry` policy is set.
  *
  * @example Wrap a fetch failure
@@ -283,9 +288,10 @@ export class ServiceNetworkError extends ServiceError {
 }
 
 /**
- * A 2xx response that is not a GraphQL response: not JSON, not an object, or an object with
- * neither `data` nor a non-empty `errors` (such as `{"errorMessage": "…"}` or `{"errors": []}`). The
- * parsed body is on `body`.
+ * A 2xx response that is not a GraphQL response: not JSON, not an object, an `errors` that is not
+ * a list of objects each with a string `message`, a `data` that is not an object, or neither `data`
+ * nor a non-empty `errors` (such as `{"errorMessage": "…"}` or `{"errors": []}`). The parsed body is
+ * on `body`.
  *
  * @example A body that is not GraphQL
  * ```ts
@@ -415,10 +421,18 @@ function hideData(error: ServiceError, fields: Record<string, unknown>): void {
 
 hideDataFromInspect(ServiceError.prototype);
 
-/** The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`. */
+/**
+ * The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`.
+ * Items that are not an object with a message are left out (`body` keeps them).
+ */
 function errorsOf(body: unknown): readonly GraphQLFormattedError[] {
-  if (typeof body !== "object" || body === null) return [];
-  const { errors, message } = body as { errors?: unknown; message?: unknown };
-  if (Array.isArray(errors)) return errors as GraphQLFormattedError[];
-  return typeof message === "string" ? [body as GraphQLFormattedError] : [];
+  if (!isObject(body)) return [];
+  const { errors } = body;
+  if (Array.isArray(errors)) return errors.filter(isFormattedError);
+  return isFormattedError(body) ? [body] : [];
+}
+
+/** Whether `value` is a formatted GraphQL error as far as callers read one: an object with a string `message`. */
+export function isFormattedError(value: unknown): value is GraphQLFormattedError {
+  return isObject(value) && typeof value.message === "string";
 }

@@ -1,12 +1,18 @@
 /**
  * Turns one HTTP response, and its body's text, into a GraphQL result per the spec's table: non-2xx
  * is a `ServiceHttpError`; a 2xx body that is not a GraphQL response is a `ServiceResponseError`. (A
- * body that cannot be read is a `ServiceNetworkError`: the client reads it, see `client.ts`.)
+ * 2xx body that cannot be read is a `ServiceNetworkError`: the client reads it, see `call.ts`.)
  *
  * @module
  */
 
-import { type GraphQLFormattedError, ServiceHttpError, ServiceResponseError } from "./errors.ts";
+import {
+  type GraphQLFormattedError,
+  isFormattedError,
+  ServiceHttpError,
+  ServiceResponseError,
+} from "./errors.ts";
+import { isObject } from "./validate.ts";
 
 /**
  * The whole result of a GraphQL request, as `requestRaw` returns it.
@@ -33,13 +39,16 @@ export interface GraphQLResult<TData = unknown> {
 
 /**
  * Classifies a response, given its body's text (the client reads it, in the same `await` chain as
- * the fetch, and maps a body that cannot be read to a `ServiceNetworkError`).
+ * the fetch, and maps a 2xx body that cannot be read to a `ServiceNetworkError`; a non-2xx one comes
+ * here without text, and its error without `body`).
  *
  * @throws {ServiceHttpError} For a status that is not 2xx (redirects included: they are never followed).
- * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, or has neither `data`
- * (absent or null) nor a non-empty `errors`.
+ * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, whose `errors` is not
+ * an array of objects each with a string `message`, whose `data` is neither an object nor null, or
+ * that has neither `data` (absent or null) nor a non-empty `errors`. `"errors": null` counts as no
+ * errors, and is left out of the result.
  */
-export function resultOf(response: Response, text: string): GraphQLResult {
+export function resultOf(response: Response, text: string | undefined): GraphQLResult {
   const { status } = response;
   if (!response.ok) {
     throw new ServiceHttpError(status, response.statusText, response.headers, parse(text) ?? text);
@@ -49,21 +58,25 @@ export function resultOf(response: Response, text: string): GraphQLResult {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new ServiceResponseError(status, "body is not a JSON object", body);
   }
-  const { errors } = body as { errors?: unknown };
-  if (errors !== undefined && errors !== null && !Array.isArray(errors)) {
-    throw new ServiceResponseError(status, "errors is not an array", body);
+  const { data, errors } = body as { data?: unknown; errors?: unknown };
+  // Each error is read as the caller's code reads it (`err.errors[0].message`): one that is not an
+  // object with a message would throw there, far from its cause.
+  if (errors === null) delete (body as { errors?: unknown }).errors;
+  else if (errors !== undefined && !(Array.isArray(errors) && errors.every(isFormattedError))) {
+    throw new ServiceResponseError(status, "errors is not an array of errors with a message", body);
   }
+  if (data != null && !isObject(data)) throw new ServiceResponseError(status, "data is not an object", body);
   // Without data (absent or null), the GraphQL spec requires at least one error: `{"errors": []}` and
   // `{"data": null}` are not results (`request` would resolve null where the caller's type says data).
-  if ((body as { data?: unknown }).data == null && !(errors as unknown[] | undefined)?.length) {
+  if (data == null && !(errors as unknown[] | null | undefined)?.length) {
     throw new ServiceResponseError(status, "body has neither data nor errors", body);
   }
   return body as GraphQLResult;
 }
 
-function parse(text: string): unknown {
+function parse(text: string | undefined): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text!);
   } catch {
     return undefined;
   }

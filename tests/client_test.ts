@@ -152,20 +152,26 @@ describe("client", () => {
     });
 
     it("a key given as a value is read again on every request: a property getter, or the auth object changed", async () => {
-      let key = API_KEY;
+      let key: string | undefined;
+      let gets = 0;
       const auth = {
         type: "apiKey" as const,
         get apiKey() {
-          return key;
+          gets++;
+          return key as string;
         },
       };
+      // Not read at construction: the key may not be loaded yet.
       const client = new ServiceClient({ url: endpoint.url, auth });
+      assert.equal(gets, 0);
+      key = API_KEY;
       endpoint.apiKeys.add("da2-rotated");
       try {
         await client.request("{ hello }");
         key = "da2-rotated";
         await client.request("{ hello }");
         assert.equal(lastRequest().headers["x-api-key"], "da2-rotated");
+        assert.equal(gets, 2, "read once per request");
         const plain = { type: "apiKey" as const, apiKey: API_KEY };
         const other = new ServiceClient({ url: endpoint.url, auth: plain });
         await other.request("{ hello }");
@@ -176,6 +182,41 @@ describe("client", () => {
       } finally {
         endpoint.apiKeys.delete("da2-rotated");
       }
+    });
+
+    it("getters a class inherits (a token store, iam credentials) are read per request, not at construction", async () => {
+      let token: string | undefined = undefined;
+      let reads = 0;
+      class SessionAuth {
+        readonly type = "userpool";
+        get jwtToken(): string {
+          reads++;
+          return token as string;
+        }
+      }
+      const client = new ServiceClient({ url: endpoint.url, auth: new SessionAuth() });
+      assert.equal(reads, 0);
+      token = USERPOOL_JWT;
+      await client.request("{ hello }");
+      assert.equal(lastRequest().headers.authorization, USERPOOL_JWT);
+      assert.equal(reads, 1);
+
+      let credentialReads = 0;
+      const iam = new ServiceClient({
+        url: endpoint.url,
+        auth: {
+          type: "iam",
+          region: REGION,
+          get credentials() {
+            credentialReads++;
+            return CREDENTIALS;
+          },
+        },
+      });
+      assert.equal(credentialReads, 0);
+      await iam.request("{ hello }");
+      assert.match(lastRequest().headers.authorization ?? "", /^AWS4-HMAC-SHA256 Credential=/);
+      assert.equal(credentialReads, 1);
     });
 
     it("every request hands fetch a headers object of its own: a wrapper's change does not carry over", async () => {

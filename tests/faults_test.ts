@@ -135,8 +135,8 @@ function assertNetworkError(outcome: Outcome, attempts: number): void {
 }
 
 /** Headers announcing a JSON body of `length` bytes, then `partial` of it. */
-function partialBody(socket: Socket, length: number, partial: string): void {
-  socket.write(head(200, { ...JSON_TYPE, "content-length": length }));
+function partialBody(socket: Socket, length: number, partial: string, status = 200): void {
+  socket.write(head(status, { ...JSON_TYPE, "content-length": length }));
   socket.write(partial);
 }
 
@@ -225,6 +225,27 @@ describe("faults on the wire", () => {
       assert.deepEqual(outcome.data, { hello: "world" });
       assert.equal(outcome.attempts, 3);
     });
+  });
+
+  describe("a non-2xx status whose body is cut short: the status stands", () => {
+    const CASES: ReadonlyArray<[number, string, string, number]> = [
+      [401, '{"errors":[{"mess', "not retried", 1],
+      [503, "<html>", "retried as any 503", 3],
+    ];
+    for (const [status, partial, retried, attempts] of CASES) {
+      it(`a ${status} whose body is cut short: ServiceHttpError ${status} without a body, ${retried}`, async () => {
+        const outcome = await call(`cut-short-${status}`, (socket) => {
+          partialBody(socket, 1_000, partial, status);
+          socket.end();
+        }, { retry });
+        const { error } = outcome;
+        assert.ok(error instanceof ServiceHttpError, `expected ServiceHttpError, got ${error}`);
+        assert.equal(error.status, status);
+        assert.equal(error.body, undefined);
+        assert.deepEqual(error.errors, []);
+        assert.equal(outcome.attempts, attempts);
+      });
+    }
   });
 
   describe("the server stalls: the timeout ends the call, which is not retried, and the client closes the socket", () => {

@@ -456,23 +456,36 @@ describe("options", () => {
       ["returns a non-Latin-1 character", () => "key-✓", /cannot be sent in a header/],
     ];
     for (const [name, getter, message] of GETTERS) {
-      it(`a getter that ${name} gives ServiceAuthError (AUTH_ERROR), is not retried, sends nothing`, async () => {
-        let calls = 0;
-        let gets = 0;
-        const client = new ServiceClient({
-          url: endpoint.url,
-          auth: { type: "apiKey", apiKey: () => (gets++, getter()) as string },
-          retry: { attempts: 3, baseDelayMs: 1 },
-          fetch: (input, init) => (calls++, fetch(input, init)),
+      // The same case with a property getter (`get apiKey()`), which is read per attempt as a function
+      // is called, and never at construction. (A property getter returning a Promise is not awaited.)
+      for (const form of name === "rejects" ? ["function"] : ["function", "property getter"]) {
+        it(`a ${form} that ${name} gives ServiceAuthError (AUTH_ERROR), is not retried, sends nothing`, async () => {
+          let calls = 0;
+          let gets = 0;
+          const auth = form === "function"
+            ? { type: "apiKey" as const, apiKey: () => (gets++, getter()) as string }
+            : {
+              type: "apiKey" as const,
+              get apiKey() {
+                return (gets++, getter()) as string;
+              },
+            };
+          const client = new ServiceClient({
+            url: endpoint.url,
+            auth,
+            retry: { attempts: 3, baseDelayMs: 1 },
+            fetch: (input, init) => (calls++, fetch(input, init)),
+          });
+          assert.equal(gets, 0, "not called at construction");
+          const err = await rejection(client.request("{ hello }"));
+          assert.ok(err instanceof ServiceAuthError, String(err));
+          assert.equal(err.code, "AUTH_ERROR");
+          assert.match(err.message, message);
+          assert.ok(!err.message.includes(API_KEY));
+          assert.equal(calls, 0);
+          assert.equal(gets, 1);
         });
-        const err = await rejection(client.request("{ hello }"));
-        assert.ok(err instanceof ServiceAuthError, String(err));
-        assert.equal(err.code, "AUTH_ERROR");
-        assert.match(err.message, message);
-        assert.ok(!err.message.includes(API_KEY));
-        assert.equal(calls, 0);
-        assert.equal(gets, 1);
-      });
+      }
     }
 
     it("the getter's error is the cause", async () => {

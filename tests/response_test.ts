@@ -52,6 +52,21 @@ describe("responses", () => {
       ["errors that is not an array", '{"errors":"bad"}', /errors is not an array/, { errors: "bad" }],
       ["no data and an empty errors array", '{"errors":[]}', /neither data nor errors/, { errors: [] }],
       ["null data and no errors", '{"data":null}', /neither data nor errors/, { data: null }],
+      ["an error that is null", '{"errors":[null]}', /errors is not an array of errors/, { errors: [null] }],
+      [
+        "data next to an error that is a string",
+        '{"data":{"hello":"world"},"errors":["boom"]}',
+        /errors is not an array of errors/,
+        { data: { hello: "world" }, errors: ["boom"] },
+      ],
+      [
+        "an error without a message",
+        '{"errors":[{"errorType":"X"}]}',
+        /errors is not an array of errors/,
+        { errors: [{ errorType: "X" }] },
+      ],
+      ["data that is a string", '{"data":"hello"}', /data is not an object/, { data: "hello" }],
+      ["data that is an array", '{"data":[1]}', /data is not an object/, { data: [1] }],
       [
         "null data and an empty errors array",
         '{"data":null,"errors":[]}',
@@ -82,6 +97,23 @@ describe("responses", () => {
       assert.deepEqual(err.errors, []);
       assert.equal(err.message, "HTTP 502 Bad Gateway");
       assert.equal(endpoint.requests.filter((r) => r.path === "/html-502/graphql").length, 2);
+    });
+
+    it('"errors": null next to data counts as no errors, and is left out of the raw result', async () => {
+      const client = raw("errors-null", 200, '{"data":{"hello":"world"},"errors":null}');
+      assert.deepEqual(await client.request("{ hello }"), { hello: "world" });
+      const result = await client.requestRaw("{ hello }");
+      assert.deepEqual(result, { data: { hello: "world" } });
+      assert.ok(!("errors" in result));
+    });
+
+    it("ServiceHttpError.errors keeps only the items with a message; body keeps them all", async () => {
+      const body =
+        '{"errors":[null,"boom",{"errorType":"X"},{"message":"Bad request","errorType":"BadRequest"}]}';
+      const err = await rejection(raw("errors-mixed-400", 400, body).request("{ hello }"));
+      assert.ok(err instanceof ServiceHttpError, String(err));
+      assert.deepEqual(err.errors, [{ message: "Bad request", errorType: "BadRequest" }]);
+      assert.deepEqual(err.body, JSON.parse(body));
     });
 
     it("the unwrapped {errorType, message} 401 shape is exposed on errors too", async () => {
