@@ -8,12 +8,7 @@
  * - Runtime-specific files: the source imports `src/crypto.ts` (Web Crypto); the package imports
  *   `#crypto`, which package.json `imports` resolves to `src/crypto_node.js` (`node:crypto`) under the
  *   `node` condition (Node, Bun, Deno's npm mode, bundlers targeting Node) and to the web file elsewhere
- *   (browsers, workers, esm.sh). Likewise `src/inspect.ts` (the errors' `util.inspect` hook) becomes
- *   `#inspect`, which resolves to the empty `src/inspect_browser.js` only under both `browser` and
- *   `production` (a production build for browsers, whose consoles never call the hook). Everything
- *   else keeps the hook: Node, and `browser` without `production` (Jest's jsdom environment sets
- *   `browser` and prints through Node's `util.inspect`), and `workerd`, `worker` and `edge-light`
- *   ahead of `browser` (worker bundlers set `browser` too, and workerd's console honours the hook).
+ *   (browsers, workers, esm.sh).
  * - `npm/package.json`, README.md and LICENSE; a `sigv4/package.json` stub for pre-`exports` resolvers.
  * - `npm/tests/`: tests/*.ts compiled to ESM against the built package (not published). `../mod.ts`
  *   becomes `@seed/service-client` and `../src/sigv4.ts` `@seed/service-client/sigv4` (resolved
@@ -60,17 +55,6 @@ export const OUT: string = join(ROOT, "npm");
 /** The files that differ between runtimes; see the module doc. */
 const MAPPINGS: readonly RuntimeMapping[] = [
   { source: "src/crypto.ts", alias: "#crypto", conditions: { node: "src/crypto_node.ts" } },
-  {
-    source: "src/inspect.ts",
-    alias: "#inspect",
-    conditions: {
-      node: "src/inspect.ts",
-      workerd: "src/inspect.ts",
-      worker: "src/inspect.ts",
-      "edge-light": "src/inspect.ts",
-      browser: { production: "src/inspect_browser.ts" },
-    },
-  },
 ];
 
 /** Every file a mapping may load, besides the sources. */

@@ -7,14 +7,14 @@
  * response body: data that may be sensitive stays on properties, and secrets stay off errors.
  * What the server sent (`body`, `errors`, `data`, `extensions`) can echo variables or secrets (a
  * GraphQL validation error quotes a variable's value; AWS's signature errors quote the canonical
- * request, session token included), so those properties are readable but not enumerable, and
- * `util.inspect`/`Deno.inspect` show an error without them (the hook in `inspect.ts`; a production
- * browser build of the npm package leaves it out, since browser consoles never call it).
+ * request, session token included), so those properties are non-enumerable getters: `err.errors`
+ * reads them, while `JSON.stringify`, object spread and `util.inspect`/`Deno.inspect` (which print an
+ * error's `errors` array even when it is not enumerable, also in Node's report of an uncaught
+ * error) show `[Getter]` or nothing in their place.
  *
  * @module
  */
 
-import { hideDataFromInspect } from "./inspect.ts";
 import { isObject } from "./validate.ts";
 
 /**
@@ -412,14 +412,16 @@ for (
 ) type.prototype.name = name;
 
 /**
- * Sets what the server sent as read-only, non-enumerable properties: `err.body` reads it, but
- * `JSON.stringify(err)` and loggers that copy enumerable keys leave it out.
+ * Sets what the server sent as read-only, non-enumerable getters: `err.body` reads it, but
+ * `JSON.stringify(err)`, loggers that copy enumerable keys, and `util.inspect`/`Deno.inspect` (which
+ * print a getter as `[Getter]` unless asked for `getters: true`) leave it out.
  */
 function hideData(error: ServiceError, fields: Record<string, unknown>): void {
-  for (const key in fields) Object.defineProperty(error, key, { value: fields[key] });
+  for (const key in fields) {
+    const value = fields[key];
+    Object.defineProperty(error, key, { get: () => value });
+  }
 }
-
-hideDataFromInspect(ServiceError.prototype);
 
 /**
  * The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`.

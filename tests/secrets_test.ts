@@ -19,6 +19,9 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
+import { spawnSync } from "node:child_process";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
 import {
   type AuthOptions,
   ServiceAbortError,
@@ -88,6 +91,9 @@ function renderings(err: Caught): Record<string, string> {
     "JSON.stringify(err)": JSON.stringify(err),
     "util.inspect(err, { depth: Infinity })": inspect(err, { depth: Infinity }),
     "util.inspect({ err }) (nested, as loggers do)": inspect({ err }, { depth: Infinity }),
+    "util.inspect(err, { showHidden: true })": inspect(err, { depth: Infinity, showHidden: true }),
+    // What Node prints for an uncaught error (its crash report skips custom inspect hooks).
+    "util.inspect(err, { customInspect: false })": inspect(err, { depth: Infinity, customInspect: false }),
   };
   if (denoInspect) views["Deno.inspect(err, { depth: Infinity })"] = denoInspect(err, { depth: Infinity });
   return views;
@@ -452,6 +458,37 @@ describe("no secret or variable in any error", () => {
       assert.equal((err.cause as Error).message, "policy bug");
       assertNoLeak(err);
     });
+  });
+
+  it("an uncaught error's crash report names it and holds none of the server's data", {
+    skip: !process.execPath && "no process.execPath to start this runtime again",
+  }, () => {
+    // A child process of this runtime throws a ServiceGraphQLError it never catches, as a forgotten
+    // `await` does; the runtime prints its own report of it to stderr.
+    const deno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+    const module = deno ? new URL("../mod.ts", import.meta.url).href : "@seed/service-client";
+    // The value is written reversed: runtimes quote the line that threw, which must not hold it.
+    const reversed = JSON.stringify([...VARIABLE].reverse().join(""));
+    const code = `const { ServiceGraphQLError } = await import(${JSON.stringify(module)});
+      const v = [...${reversed}].reverse().join("");
+      throw new ServiceGraphQLError([{ message: "Variable $v got " + v }], { v });`;
+    const args = deno
+      ? ["eval", "--no-lock", code]
+      : (process.versions as { bun?: string }).bun
+      ? ["-e", code]
+      : ["--input-type=module", "-e", code];
+    // Run where the test file is: inside the npm package, whose name then resolves to itself.
+    // Without the runner's NODE_OPTIONS: Node 18's exit preload (scripts/runtimes/node18_exit.cjs)
+    // ends the process at its 'exit' event, which Node emits before it prints the report.
+    const child = spawnSync(process.execPath, args, {
+      cwd: fileURLToPath(new URL(".", import.meta.url)),
+      env: { ...process.env, NODE_OPTIONS: "" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    assert.notEqual(child.status, 0, "the uncaught error ended the process");
+    assert.match(child.stderr, /ServiceGraphQLError|GraphQL request failed/, "the report names the error");
+    assert.ok(!child.stderr.includes(VARIABLE), "the report holds none of the server's data");
   });
 
   it("every kind of error was checked", () => {

@@ -9,7 +9,7 @@
  * ```
  *
  * CommonJS goes by extension, not by a nested `{"type": "commonjs"}` package.json: a nested
- * package.json would become the package scope of cjs/, where the root's `imports` (`#crypto`, `#inspect`) do
+ * package.json would become the package scope of cjs/, where the root's `imports` (`#crypto`) do
  * not apply.
  *
  * @module

@@ -73,17 +73,6 @@ export async function runBrowser(): Promise<RunResult[]> {
     conditions: ["production"],
   });
   console.log(`package bundle (browser conditions, production): ${pkg.map((file) => file.path).join(", ")}`);
-  // Without `production` (a development build; Jest's jsdom environment, which prints through Node's
-  // util.inspect), the errors keep their inspect hook. Checked on the bundle's text: no page needed.
-  const started = performance.now();
-  const development = await bundle({ entries: { mod: PACKAGE[0]! }, format: "esm" });
-  const hookKept = development.some((file) => file.text.includes("nodejs.util.inspect.custom"));
-  const resolution = reportChecks("browser bundle without `production`", [{
-    name: "the errors keep their inspect hook (only a production browser build leaves it out)",
-    ok: hookKept,
-    ms: 0,
-    ...(hookKept ? {} : { error: "the bundle has no nodejs.util.inspect.custom hook" }),
-  }], started);
   mount("/pkg", pkg, files);
   mount(
     "/app",
@@ -99,7 +88,7 @@ export async function runBrowser(): Promise<RunResult[]> {
   const { endpoint, base } = await startRuntimeEndpoint();
   const { server, origin } = await serve(files);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const results: RunResult[] = [resolution];
+  const results: RunResult[] = [];
   try {
     console.log(`chromium ${browser.version()}`);
     for (const withAny of [true, false]) {

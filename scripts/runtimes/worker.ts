@@ -25,8 +25,7 @@ const COMPATIBILITY_DATE = "2025-09-01";
 
 /**
  * How workers bundlers resolve the package: wrangler today (`workerd`, `worker`, `browser`), and
- * older wrangler or a hand-made esbuild build (`worker`, `browser`). Both with `production`: a
- * production build for browsers loads no inspect hook, and a worker's must keep it.
+ * older wrangler or a hand-made esbuild build (`worker`, `browser`), both as a production build.
  */
 const CONDITION_SETS: ReadonlyArray<readonly [label: string, conditions: readonly string[]]> = [
   ["workerd", ["workerd", "worker", "production"]],

@@ -19,6 +19,5 @@ const results: CheckResult[] = await runChecks({
   sigv4,
   base: params.get("endpoint") ?? "",
   abortSignalAny: params.get("any") === "1",
-  inspectHook: false,
 });
 (globalThis as { __results?: CheckResult[] }).__results = results;

@@ -31,12 +31,6 @@ export interface CheckContext {
   readonly base: string;
   /** Whether this run expects `AbortSignal.any` to exist (undefined: either is fine). */
   readonly abortSignalAny?: boolean;
-  /**
-   * Whether the package's errors carry the `util.inspect` hook here: not in a production browser
-   * bundle, which loads the empty `inspect_browser` variant; yes in workers (workerd's console
-   * honours it) and edge bundles.
-   */
-  readonly inspectHook: boolean;
   /** Only the checks whose name starts with one of these (all when absent). */
   readonly only?: readonly string[];
 }
@@ -189,13 +183,18 @@ const CHECKS: readonly Check[] = [
     expectAbort(context, err, "timeout", started);
     controller.abort();
   }],
-  ["the errors' inspect hook is left out of production browser bundles only", (context) => {
-    const hook = (context.lib.ServiceError.prototype as unknown as Record<symbol, unknown>)[
-      Symbol.for("nodejs.util.inspect.custom")
-    ];
+  ["an error's server data is readable through a getter, and out of its keys and its JSON", (context) => {
+    const err = new context.lib.ServiceHttpError(401, "Unauthorized", new Headers(), {
+      errors: [{ message: "SERVER-DATA" }],
+    });
+    expect(err.errors[0]?.message === "SERVER-DATA", "err.errors reads the body's errors");
+    for (const key of ["body", "errors"]) {
+      const descriptor = Object.getOwnPropertyDescriptor(err, key);
+      expect(typeof descriptor?.get === "function" && !descriptor.enumerable, `${key} is a hidden getter`);
+    }
     expect(
-      (typeof hook === "function") === context.inspectHook,
-      `the hook is ${typeof hook === "function" ? "present" : "absent"}`,
+      !JSON.stringify({ err, spread: { ...err } }).includes("SERVER-DATA"),
+      "JSON and spread leave it out",
     );
     return Promise.resolve();
   }],

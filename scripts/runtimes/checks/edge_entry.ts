@@ -11,4 +11,4 @@ import * as sigv4 from "@seed/service-client/sigv4";
 import { runChecks } from "./checks.ts";
 
 (globalThis as { __runChecks?: (base: string) => Promise<string> }).__runChecks = async (base) =>
-  JSON.stringify(await runChecks({ lib, sigv4, base, abortSignalAny: false, inspectHook: true }));
+  JSON.stringify(await runChecks({ lib, sigv4, base, abortSignalAny: false }));

@@ -18,7 +18,6 @@ export default {
       lib,
       sigv4,
       base: params.get("endpoint") ?? "",
-      inspectHook: true,
       ...(only.length ? { only } : {}),
     });
     return Response.json(results);

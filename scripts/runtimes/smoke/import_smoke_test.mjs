@@ -29,11 +29,10 @@ describe("import '@seed/service-client'", () => {
     assert.notEqual(cjs.ServiceClient, client.ServiceClient);
   });
 
-  it("maps #crypto to the node:crypto variant, and #inspect to the file with the hook", {
+  it("maps #crypto to the node:crypto variant", {
     skip: typeof import.meta.resolve !== "function" && "no import.meta.resolve",
   }, () => {
     assert.match(import.meta.resolve("#crypto"), /\/esm\/src\/crypto_node\.js$/);
-    assert.match(import.meta.resolve("#inspect"), /\/esm\/src\/inspect\.js$/);
     assert.match(import.meta.resolve("@seed/service-client"), /\/esm\/mod\.js$/);
   });
 });

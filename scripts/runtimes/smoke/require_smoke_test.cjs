@@ -29,9 +29,8 @@ describe("require('@seed/service-client')", () => {
     assert.match(require.resolve("@seed/service-client/sigv4"), /[\\/]cjs[\\/]src[\\/]sigv4\.cjs$/);
   });
 
-  it("maps #crypto to the node:crypto variant, and #inspect to the file with the hook", () => {
+  it("maps #crypto to the node:crypto variant", () => {
     assert.match(require.resolve("#crypto"), /[\\/]cjs[\\/]src[\\/]crypto_node\.cjs$/);
-    assert.match(require.resolve("#inspect"), /[\\/]cjs[\\/]src[\\/]inspect\.cjs$/);
   });
 
   for (const mode of ["apiKey", "userpool", "oidc", "lambda", "iam"]) {
