@@ -212,13 +212,7 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   }
   const field = FIELDS[type as keyof typeof FIELDS][0];
   expectOptions(auth, "auth", type === "iam" ? ["type", "region", "credentials"] : ["type", field]);
-  if (type === "iam") {
-    // The region goes into the Authorization header: a value Headers refuses would fail every request
-    // with a message quoting the signature.
-    if (typeof auth.region !== "string" || !auth.region || headerProblem(auth.region)) {
-      throw invalidValue("auth.region", "a non-empty string a header can carry", auth.region);
-    }
-  }
+  if (type === "iam") checkRegion(auth.region);
   if (isAccessor(auth, field)) return;
   const value = auth[field];
   if (type === "iam") {
@@ -239,6 +233,21 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   } else if (typeof value !== "function" && (typeof value !== "string" || !value)) {
     throw invalidValue(`auth.${field}`, "a non-empty string or a function", value, false, true);
   }
+}
+
+/**
+ * The iam region, checked: at construction, and again at every attempt (all of `auth` is read again).
+ * It goes into the Authorization header: a value Headers refuses would fail the request with a
+ * message quoting the signature.
+ *
+ * @throws {TypeError} With `code: "INVALID_ARGUMENT"` for a region that is not a non-empty string a
+ * header can carry.
+ */
+export function checkRegion(region: unknown): string {
+  if (typeof region !== "string" || !region || headerProblem(region)) {
+    throw invalidValue("auth.region", "a non-empty string a header can carry", region);
+  }
+  return region;
 }
 
 /** Whether `object[key]` is read through a getter, its own or an inherited one (a class's `get`). */

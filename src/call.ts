@@ -7,7 +7,7 @@
  * @module
  */
 
-import { authHeader, type IamAuth, readCredentials } from "./auth.ts";
+import { authHeader, checkRegion, type IamAuth, readCredentials } from "./auth.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type PreparedDocument, prepareDocument } from "./document.ts";
 import {
@@ -198,7 +198,7 @@ function sign(
       return sign(state, auth, body, headers, ready);
     });
   }
-  return iam.signAttempt(state, auth.region, body, headers, credentials);
+  return iam.signAttempt(state, checkRegion(auth.region), body, headers, credentials);
 }
 
 function throwIfAborted(call: CallSignal): void {

@@ -123,11 +123,11 @@ export function prepareDocument(document: unknown): PreparedDocument | Promise<P
     );
   }
   return prepared.get(document) ??
-    import("./print.ts").then(({ print }) => remember(document, print(document as never)));
+    import("./print.ts").then(({ print }) => remember(document, nonEmpty(print(document as never))));
 }
 
 function remember(document: DocumentLike, query: string): PreparedDocument {
-  const operations = document.definitions.filter((definition) => definition.kind === "OperationDefinition");
+  const operations = document.definitions.filter((definition) => definition?.kind === "OperationDefinition");
   const result = { query, operationName: operations.length === 1 ? operations[0]!.name?.value : undefined };
   prepared.set(document, result);
   return result;

@@ -55,7 +55,9 @@ export function learnClockSkew(state: ClientState, err: ServiceHttpError): boole
   const serverTime = refusal &&
     (Date.parse(err.headers.get("date")!) ||
       Date.parse(refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")!));
-  if (!serverTime) return false;
+  // A time before 1970 or past 9999 cannot be an x-amz-date (four-digit years): such a Date is wrong,
+  // and taking it would make every later signature fail before it is sent.
+  if (!(serverTime && serverTime > 0 && serverTime < Date.UTC(1e4, 0))) return false;
   state.clockOffsetMs = serverTime - Date.now();
   return true;
 }

@@ -207,15 +207,16 @@ export function requestConfig(options: unknown): RequestConfig {
 /** The options a client and a request share: `signal`, `timeoutMs` and `headers`. */
 function commonOptions(options: Record<string, unknown>, prefix: string) {
   const { signal, timeoutMs, headers } = options;
-  const signalLike = signal as AbortSignal;
+  const signalLike = signal as Partial<AbortSignal>;
   if (
     signal !== undefined &&
-    !(isObject(signal) && typeof signalLike.aborted === "boolean" && signalLike.addEventListener)
+    !(isObject(signal) && typeof signalLike.aborted === "boolean" && signalLike.addEventListener &&
+      signalLike.removeEventListener)
   ) {
     throw invalidValue(prefix + "signal", "an AbortSignal", signal);
   }
   return {
-    signal: signalLike,
+    signal: signalLike as AbortSignal | undefined,
     timeoutMs: timeoutMs === undefined
       ? undefined
       : expectInteger(timeoutMs, prefix + "timeoutMs", 1, MAX_TIMER_MS),
@@ -233,9 +234,12 @@ function checkUrl(url: unknown): string {
   if (!(typeof url === "string" || url instanceof URL) || !/^https?:$/.test(parsed?.protocol!)) {
     throw invalid(
       `Invalid url: expected an absolute http(s) URL, current value is ${
-        // Quoted without what may hold a secret: user info, query, fragment.
+        // Quoted without what may hold a secret: query and fragment, then anything up to the last `@`
+        // (user info, also without `//` or with backslashes), after the scheme if there is one.
         typeof url === "string"
-          ? JSON.stringify(url.replace(/[?#][^]*|(\/\/)[^/?#]*@/g, "$1").slice(0, 100))
+          ? JSON.stringify(
+            url.replace(/[?#][^]*/, "").replace(/^([a-z][\w+.-]*:[/\\]*)?[^]*@/i, "$1").slice(0, 100),
+          )
           : describe(url)}`,
     );
   }

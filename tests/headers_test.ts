@@ -205,6 +205,29 @@ describe("headers", () => {
       assert.equal(endpoint.requests.filter((r) => r.path === "/expired-no-time/graphql").length, 1);
     });
 
+    it("a Date no x-amz-date can hold (year 275760) is not learnt: the refusal is thrown, later requests still sign", async () => {
+      let answered = 0;
+      endpoint.route("expired-absurd-date", (_request, response) => {
+        if (answered++ > 0) return void response.end('{"data":{"whoami":"iam"}}');
+        response.writeHead(403, {
+          "content-type": "application/json",
+          date: "Sat, 13 Sep 275760 00:00:00 GMT",
+        });
+        response.end(JSON.stringify({
+          errors: [{ errorType: "InvalidSignatureException", message: "Signature expired" }],
+        }));
+      });
+      const client = new ServiceClient({
+        url: endpoint.urlFor("expired-absurd-date"),
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+      });
+      const err = await rejection(client.request("{ whoami }"));
+      assert.equal(err.status, 403);
+      assert.equal(answered, 1, "not resent");
+      assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+      assert.match(last().headers["x-amz-date"]!, /^\d{8}T\d{6}Z$/);
+    });
+
     it("a 403 whose errors hold null is still a ServiceHttpError", async () => {
       endpoint.route("null-errors", (_request, response) => {
         response.writeHead(403, { "content-type": "application/json" });
@@ -218,6 +241,24 @@ describe("headers", () => {
       assert.equal(err.code, "HTTP_ERROR");
       assert.equal(err.status, 403);
     });
+  });
+
+  it("iam: a region changed to what no header can carry is refused before sending, as at construction", async () => {
+    const auth = { type: "iam" as const, region: REGION, credentials: CREDENTIALS };
+    const client = new ServiceClient({ url: endpoint.url, auth });
+    await client.request("{ whoami }");
+    const before = endpoint.requests.length;
+    for (const region of [`${REGION}\r\nx-injected: 1`, "", 42]) {
+      auth.region = region as string;
+      const err = await rejection(client.request("{ whoami }"));
+      assert.ok(err instanceof TypeError, String(err));
+      assert.equal((err as TypeError & { code?: string }).code, "INVALID_ARGUMENT");
+      assert.match(err.message, /^Invalid auth\.region: /);
+      assert.ok(
+        !err.message.includes(CREDENTIALS.accessKeyId) && !/Signature|[0-9a-f]{64}/.test(String(err.cause)),
+      );
+    }
+    assert.equal(endpoint.requests.length, before, "nothing was sent");
   });
 
   it("iam: a session token with spaces around it is signed as fetch sends it, trimmed", async () => {

@@ -45,6 +45,24 @@ const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErro
     TypeError,
     /current value is "wss:\/\/example\.com\/graphql"$/,
   ],
+  [
+    "url without a scheme, with credentials: quoted without the password",
+    { url: "admin:hunter2@api.example.com/graphql", auth: apiKey },
+    TypeError,
+    /current value is "admin:api\.example\.com\/graphql"$/,
+  ],
+  [
+    "url with backslashes and credentials (an invalid port): quoted without them",
+    { url: "http:\\\\admin:hunter2@example.com:99999/graphql", auth: apiKey },
+    TypeError,
+    /current value is "http:\\\\\\\\example\.com:99999\/graphql"$/,
+  ],
+  [
+    "url whose password holds a slash: quoted without any of it",
+    { url: "ftp://admin:pa/ss@example.com/graphql", auth: apiKey },
+    TypeError,
+    /current value is "ftp:\/\/example\.com\/graphql"$/,
+  ],
   ["auth missing", { url: URL_ }, TypeError, /Invalid auth: expected an object, current value is undefined/],
   [
     "auth a string",
@@ -370,6 +388,20 @@ describe("options", () => {
       ["document empty", "", undefined, undefined, /the query text is empty/],
       ["document blank", "  \n ", undefined, undefined, /the query text is empty/],
       [
+        "document node without definitions",
+        { kind: "Document", definitions: [] },
+        undefined,
+        undefined,
+        /the query text is empty/,
+      ],
+      [
+        "document node whose definitions hold null",
+        { kind: "Document", definitions: [null] },
+        undefined,
+        undefined,
+        /the query text is empty/,
+      ],
+      [
         "variables a string",
         "{ hello }",
         "x",
@@ -398,6 +430,13 @@ describe("options", () => {
       ],
       ["timeoutMs huge", "{ hello }", undefined, { timeoutMs: 1e12 }, /request timeoutMs/],
       ["signal not an AbortSignal", "{ hello }", undefined, { signal: "stop" }, /Invalid request signal/],
+      [
+        "signal without removeEventListener (it would fail after the request ran)",
+        "{ hello }",
+        undefined,
+        { signal: { aborted: false, addEventListener() {} } },
+        /Invalid request signal: expected an AbortSignal/,
+      ],
       ["operationName empty", "{ hello }", undefined, { operationName: "" }, /Invalid operationName/],
       [
         "headers reserved",
