@@ -11,7 +11,7 @@
  *
  * The budgets are issue 4's targets, and they are NOT met today: the core alone (validation with
  * messages that name the field, unknown-key detection, leak-proof errors, retries with Retry-After,
- * clock skew, one listener per shared signal) is about 2.5 times budget (b), and its logic without
+ * clock skew, one listener per shared signal) is about 2.6 times budget (b), and its logic without
  * any string literal is still over it. The script prints how far over each one is, and fails above
  * a regression ceiling a little over the last measured size, so that CI catches growth while the
  * budgets are decided. Lower the ceilings as the bundles shrink; never raise them silently.
@@ -37,7 +37,11 @@ interface Budget {
    * on every attempt, secrets as numbers, …) took (a) from 7,664 to 7,846 B and (b) from 5,340 to 5,506.
    * Lowered the next session to 7,910 and 5,240 B, after the iam-only code moved into the iam chunk and
    * the inspect hook out of browser bundles ((a) 7,759 B, (b) 5,131 B), and framing headers refused
-   * (+44 B: 7,802 and 5,175 B).
+   * (+44 B: 7,802 and 5,175 B). Raised a second time, to 8,080 and 5,420 B, for the fixes of two
+   * reviews (session 6): a non-2xx status kept when its body cannot be read, malformed `errors` and
+   * `data` refused, property getters never called by the constructor and typed when they throw, the
+   * region checked per attempt, a bounded clock-skew Date, stricter signal and document checks, URL
+   * redaction without `//` — (a) 7,800 → 8,000 B, (b) 5,175 → 5,362 B.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -49,14 +53,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 3_072,
-    ceiling: 7_910,
+    ceiling: 8_080,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 2_048,
-    ceiling: 5_240,
+    ceiling: 5_420,
     counts: "before-first-request",
   },
 ];
