@@ -27,25 +27,19 @@ export interface RuntimeMapping {
   /**
    * Condition → the file loaded under it, relative to the root, in the order resolvers try them (the
    * source itself may be named, to keep it ahead of a later condition), such as
-   * `{ node: "src/crypto_node.ts" }`. A nested record applies when both conditions are set; when none
-   * of its conditions is, resolution falls through to the next key (Node's algorithm, and bundlers').
-   * A file under `node` may import `node:` modules.
+   * `{ node: "src/crypto_node.ts" }`. A file under `node` may import `node:` modules.
    */
-  readonly conditions: Readonly<Record<string, string | Readonly<Record<string, string>>>>;
+  readonly conditions: Readonly<Record<string, string>>;
 }
 
-/** Every file a mapping's conditions name, nested ones included. */
+/** Every file a mapping's conditions name. */
 export function conditionFiles(mapping: RuntimeMapping): string[] {
-  return Object.values(mapping.conditions).flatMap((target) =>
-    typeof target === "string" ? [target] : Object.values(target)
-  );
+  return Object.values(mapping.conditions);
 }
 
-/** A mapping's target in package.json: `{import, require}` for a file, nested for a record. */
-function importsTarget(target: string | Readonly<Record<string, string>>): Record<string, unknown> {
-  return typeof target === "string"
-    ? { import: built(target, "esm"), require: built(target, "cjs") }
-    : Object.fromEntries(Object.entries(target).map(([condition, file]) => [condition, importsTarget(file)]));
+/** A mapping's target in package.json: `{import, require}` for a file. */
+function importsTarget(target: string): Record<string, string> {
+  return { import: built(target, "esm"), require: built(target, "cjs") };
 }
 
 /** An optional peer dependency: only types of it are imported. */
