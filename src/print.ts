@@ -78,7 +78,9 @@ const templates: { readonly [kind: string]: string } = {
  * @param document A parsed document: `graphql`'s `parse`, graphql-tag, codegen's AST output, gql.tada.
  * @returns The query text, on one line.
  * @throws {TypeError} With the code `INVALID_ARGUMENT` when the document holds a type-system definition
- * (schema, type, directive or extension) or a node of an unknown kind, naming its kind.
+ * (schema, type, directive or extension) or a node of an unknown kind, naming its kind; and when the
+ * printing fails otherwise (a node that holds itself, a document nested deeper than the stack, a throwing
+ * getter), with that failure as its `cause`.
  *
  * @example Print a codegen document
  * ```ts
@@ -110,26 +112,31 @@ const templates: { readonly [kind: string]: string } = {
  * ```
  */
 export function print(document: DocumentNode): string {
-  // Recursion passes fields of every sort here; `print` only promises to print a whole document.
-  const node = document as unknown as Node;
-  // A leaf (a name, the operation keyword, a boolean), or nothing (an absent field, or null): as text.
-  if (node !== Object(node)) return [node] + "";
-  if (node.map) return node.map(print as never).join(" ");
-  const template = templates[node.kind];
-  if (!template?.replace) {
+  try {
+    return printNode(document as unknown as Node);
+  } catch (cause) {
     // Built here rather than with validate.ts's `invalid`: importing it would split the core's
     // validation into a chunk of its own, shared with this lazily loaded one.
-    const error: TypeError & { code?: string } = new TypeError(
-      `Cannot print ${node.kind}: only operations and fragments are supported`,
-    );
+    const error: TypeError & { code?: string } = typeof cause == "string"
+      ? new TypeError(`Cannot print ${cause}: only operations and fragments are supported`)
+      : new TypeError("Cannot print the document", { cause });
     error.code = "INVALID_ARGUMENT";
     throw error;
   }
+}
+
+/** Prints a node, a list of nodes or a leaf; throws the kind (a string) of a node it cannot print. */
+function printNode(node: Node): string {
+  // A leaf (a name, the operation keyword, a boolean), or nothing (an absent field, or null): as text.
+  if (node !== Object(node)) return [node] + "";
+  if (node.map) return node.map(printNode).join(" ");
+  const template = templates[node.kind];
+  if (!template?.replace) throw node.kind + "";
   return template
     ? template.replace(
       /,?([^\w,]*(?:\w+ )?)(\w+)([):!]*)/g,
       (_, before: string, field: string, after: string) =>
-        (_ = print(node[field] as never)) && before + _ + after,
+        (_ = printNode(node[field] as Node)) && before + _ + after,
     )
     : JSON.stringify(node.value ?? null);
 }

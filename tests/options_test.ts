@@ -381,6 +381,11 @@ describe("options", () => {
   describe("per-request bad input rejects before sending", () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
+    const cyclicSelections: { kind: string; selections: unknown[] } = {
+      kind: "SelectionSet",
+      selections: [],
+    };
+    cyclicSelections.selections.push({ kind: "InlineFragment", selectionSet: cyclicSelections });
     const CASES: ReadonlyArray<[string, unknown, unknown, unknown, RegExp]> = [
       ["document a number", 42, undefined, undefined, /Invalid document: .*current value is 42/],
       ["document null", null, undefined, undefined, /Invalid document: .*null/],
@@ -400,6 +405,16 @@ describe("options", () => {
         undefined,
         undefined,
         /the query text is empty/,
+      ],
+      [
+        "document node that holds itself",
+        {
+          kind: "Document",
+          definitions: [{ kind: "OperationDefinition", operation: "query", selectionSet: cyclicSelections }],
+        },
+        undefined,
+        undefined,
+        /^Cannot print the document$/,
       ],
       [
         "variables a string",

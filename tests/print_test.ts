@@ -308,6 +308,41 @@ describe("print()", () => {
     });
   });
 
+  it("rejects a document that holds itself with an INVALID_ARGUMENT TypeError, the stack overflow as its cause", () => {
+    const selectionSet: { kind: string; selections: unknown[] } = { kind: "SelectionSet", selections: [] };
+    selectionSet.selections.push({ kind: "InlineFragment", selectionSet });
+    const document = {
+      kind: "Document",
+      definitions: [{ kind: "OperationDefinition", operation: "query", selectionSet }],
+    } as unknown as DocumentNode;
+    assert.throws(() => print(document), (error: unknown) => {
+      assert.ok(error instanceof TypeError);
+      assert.equal((error as TypeError & { code?: unknown }).code, "INVALID_ARGUMENT");
+      assert.equal(error.message, "Cannot print the document");
+      assert.ok(error.cause instanceof RangeError, `cause: ${error.cause}`);
+      return true;
+    });
+  });
+
+  it("rejects a node whose getter throws with an INVALID_ARGUMENT TypeError, the getter's error as its cause", () => {
+    const failure = new Error("getter failed");
+    const document = {
+      kind: "Document",
+      definitions: [{
+        kind: "OperationDefinition",
+        get operation(): string {
+          throw failure;
+        },
+      }],
+    } as unknown as DocumentNode;
+    assert.throws(() => print(document), (error: unknown) => {
+      assert.ok(error instanceof TypeError);
+      assert.equal((error as TypeError & { code?: unknown }).code, "INVALID_ARGUMENT");
+      assert.equal(error.cause, failure);
+      return true;
+    });
+  });
+
   it("treats null like an absent field or an empty list", () => {
     const name = (value: string) => ({ kind: "Name", value });
     const field = (value: string, selectionSet: unknown = null) => ({
