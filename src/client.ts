@@ -10,7 +10,7 @@
  */
 
 import { type ClientState, clientState, send } from "./call.ts";
-import type { Document, Variables } from "./document.ts";
+import type { Document } from "./document.ts";
 import { clientConfig, type RequestOptions, type ServiceClientOptions } from "./options.ts";
 import type { GraphQLResult } from "./response.ts";
 import type { IntrospectionQuery } from "graphql";
@@ -29,8 +29,8 @@ import type { IntrospectionQuery } from "graphql";
  * ```
  */
 export type RequestArgs<TVariables> = [Record<never, never>] extends [TVariables]
-  ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions]
-  : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions];
+  ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions | undefined]
+  : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: RequestOptions | undefined];
 
 /**
  * A GraphQL client for the managed service: one POST per attempt, five auth modes, typed results,
@@ -95,7 +95,7 @@ export class ServiceClient {
    * console.log(data.post.title); // "Hello"
    * ```
    */
-  request<TData = unknown, TVariables extends object = Variables>(
+  request<TData = unknown, TVariables extends object = object>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
@@ -124,7 +124,7 @@ export class ServiceClient {
    * console.log(data?.hello, errors?.[0]?.errorType); // "world" "Unauthorized"
    * ```
    */
-  requestRaw<TData = unknown, TVariables extends object = Variables>(
+  requestRaw<TData = unknown, TVariables extends object = object>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<GraphQLResult<TData>> {
@@ -150,7 +150,7 @@ export class ServiceClient {
    * console.log(await client.query<{ hello: string }>("{ hello }")); // { hello: "world" }
    * ```
    */
-  query<TData = unknown, TVariables extends object = Variables>(
+  query<TData = unknown, TVariables extends object = object>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
@@ -181,7 +181,7 @@ export class ServiceClient {
    * console.log(data.addPost.id); // "3"
    * ```
    */
-  mutate<TData = unknown, TVariables extends object = Variables>(
+  mutate<TData = unknown, TVariables extends object = object>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {

@@ -88,10 +88,10 @@ export interface GraphQLFormattedError {
   readonly path?: ReadonlyArray<string | number>;
   /** Where in the document the error applies. */
   readonly locations?: ReadonlyArray<{ readonly line: number; readonly column: number }>;
+  /** The data the resolver attached to the error, when it did. */
+  readonly data?: unknown;
   /** Extensions, for servers that use them. */
   readonly extensions?: Readonly<Record<string, unknown>>;
-  /** Any other field the server sent. */
-  readonly [key: string]: unknown;
 }
 
 /**
@@ -110,6 +110,11 @@ export interface GraphQLFormattedError {
 export class ServiceError extends Error {
   /** The stable code of this error; see {@link ErrorCode}. */
   readonly code: ErrorCode;
+  /**
+   * What caused this error, when something did: the runtime's error, a getter's, the signal's
+   * reason. Declared here too, so that it is typed under a `lib` older than ES2022.
+   */
+  declare readonly cause?: unknown;
 
   /**
    * Creates an error with a stable code.

@@ -75,18 +75,18 @@ export interface ServiceClientOptions {
   /** The auth mode and its secret; see {@link AuthOptions}. */
   readonly auth: AuthOptions;
   /** The retry policy. Without it, one attempt per request. */
-  readonly retry?: RetryOptions;
+  readonly retry?: RetryOptions | undefined;
   /**
    * Replaces the global `fetch`, for tracing or request options. Pass `init.signal` on: the call ends
    * at its timeout or abort either way, but a request without the signal keeps running.
    */
-  readonly fetch?: FetchFunction;
+  readonly fetch?: FetchFunction | undefined;
   /** Headers sent with every request, below the request's own headers and the auth headers. */
-  readonly headers?: HeaderValues;
+  readonly headers?: HeaderValues | undefined;
   /** A default timeout for every call, in ms; a request's `timeoutMs` can only shorten it. No default. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** A signal that aborts every call of this client (for instance on logout or shutdown). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -108,13 +108,13 @@ export interface ServiceClientOptions {
  */
 export interface RequestOptions {
   /** Aborts the call when aborted: every attempt, the waits between them and the body read. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Aborts the call after this many ms (an integer from 1); the earlier of this and the client's wins. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** The operation to run when the document holds several. */
-  readonly operationName?: string;
+  readonly operationName?: string | undefined;
   /** Headers for this request, over the client's `headers`. */
-  readonly headers?: HeaderValues;
+  readonly headers?: HeaderValues | undefined;
 }
 
 /** Client options after checking. */

@@ -5,7 +5,12 @@
  * @module
  */
 
-import { type ServiceError, ServiceHttpError, ServiceNetworkError } from "./errors.ts";
+import {
+  type ServiceError,
+  ServiceHttpError,
+  ServiceNetworkError,
+  type ServiceResponseError,
+} from "./errors.ts";
 import { expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } from "./validate.ts";
 
 /**
@@ -26,11 +31,11 @@ import { expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } fro
  */
 export interface RetryOptions {
   /** The most attempts in all, the first one included (an integer from 1). Default 3. */
-  readonly attempts?: number;
+  readonly attempts?: number | undefined;
   /** The backoff's base delay in ms: after attempt n fails, a random wait up to `baseDelayMs * 2^(n-1)`. Default 250. */
-  readonly baseDelayMs?: number;
+  readonly baseDelayMs?: number | undefined;
   /** The longest wait between two attempts in ms, and the longest `Retry-After` honoured. Default 10,000. */
-  readonly maxDelayMs?: number;
+  readonly maxDelayMs?: number | undefined;
   /**
    * Decides whether a failed attempt is retried, replacing the default rule (network errors, 5xx
    * and 429, see {@link isRetryable}); call `isRetryable(err)` inside to extend it. `attempt` is the
@@ -38,8 +43,13 @@ export interface RetryOptions {
    * `ServiceResponseError`s (a 2xx that is not GraphQL, which the default rule does not retry);
    * aborts, auth errors, bad input and GraphQL errors are never retried.
    */
-  readonly shouldRetry?: (err: ServiceError, attempt: number) => boolean;
+  readonly shouldRetry?:
+    | ((err: ServiceNetworkError | ServiceHttpError | ServiceResponseError, attempt: number) => boolean)
+    | undefined;
 }
+
+/** The errors a retry decision sees: the failures of an attempt that another attempt may fix. */
+type RetryCandidate = ServiceNetworkError | ServiceHttpError | ServiceResponseError;
 
 /** A retry policy with every field set. */
 export interface RetryPolicy {
@@ -50,7 +60,7 @@ export interface RetryPolicy {
   /** The longest wait in ms. */
   readonly maxDelayMs: number;
   /** The caller's decision, if any. */
-  readonly shouldRetry: ((err: ServiceError, attempt: number) => boolean) | undefined;
+  readonly shouldRetry: ((err: RetryCandidate, attempt: number) => boolean) | undefined;
 }
 
 /**
@@ -131,7 +141,7 @@ export function isRetryable(err: unknown): boolean {
  *
  * @throws {TypeError} When `shouldRetry` throws (its error is the `cause`).
  */
-export function shouldRetry(policy: RetryPolicy, err: ServiceError, attempt: number): boolean {
+export function shouldRetry(policy: RetryPolicy, err: RetryCandidate, attempt: number): boolean {
   if (attempt >= policy.attempts) return false;
   if (!policy.shouldRetry) return isRetryable(err);
   try {

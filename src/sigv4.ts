@@ -50,6 +50,12 @@ export interface AwsCredentials {
   secretAccessKey: string;
   /** The session token of temporary credentials (STS, identity pools); sent as `x-amz-security-token`. */
   sessionToken?: string | undefined;
+  /** When temporary credentials expire: the AWS SDK's credentials carry it. Accepted, not used. */
+  expiration?: Date | undefined;
+  /** The AWS SDK's credential scope. Accepted, not used. */
+  credentialScope?: string | undefined;
+  /** The AWS SDK's account ID. Accepted, not used. */
+  accountId?: string | undefined;
 }
 
 /**
@@ -77,7 +83,7 @@ export interface SignOptions {
   /** The credentials to sign with. */
   credentials: AwsCredentials;
   /** The signing time; the current time by default. AWS rejects signatures more than 5 minutes off. */
-  date?: Date;
+  date?: Date | undefined;
 }
 
 /**
@@ -112,9 +118,9 @@ export interface SignableRequest {
    * takes, named so that Node projects without the DOM types compile); all are signed but the ones
    * proxies and browsers may change.
    */
-  headers?: ConstructorParameters<typeof Headers>[0];
+  headers?: ConstructorParameters<typeof Headers>[0] | undefined;
   /** The body, exactly as it will be sent; none means empty. */
-  body?: string;
+  body?: string | undefined;
 }
 
 /**

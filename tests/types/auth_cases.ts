@@ -49,6 +49,19 @@ export function accepted(): void {
     credentials: { accessKeyId: "A", secretAccessKey: "S", sessionToken: "T" },
   });
   auth({ type: "iam", region: "us-east-1", credentials: () => credentials });
+  // The AWS SDK's credentials, written out: their extra fields are accepted (and not used).
+  auth({
+    type: "iam",
+    region: "us-east-1",
+    credentials: {
+      accessKeyId: "A",
+      secretAccessKey: "S",
+      sessionToken: "T",
+      expiration: new Date(),
+      credentialScope: "us-east-1",
+      accountId: "123456789012",
+    },
+  });
   auth({ type: "iam", region: "us-east-1", credentials: async () => await provide() });
   options({ url: "https://example.com/graphql", auth: { type: "apiKey", apiKey: key } });
   options({ url: new URL("https://example.com/graphql"), auth: { type: "oidc", jwtToken: () => key } });

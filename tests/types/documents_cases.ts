@@ -43,9 +43,15 @@ declare const PostsTada: TadaDocumentNode<Posts, { limit?: number | null | undef
 
 /** `RequestArgs`: variables required when a variable is required, optional otherwise. */
 export function requestArgs(): void {
-  assertType<IsExact<RequestArgs<PostVariables>, [variables: PostVariables, options?: RequestOptions]>>();
-  assertType<IsExact<RequestArgs<PostsVariables>, [variables?: PostsVariables, options?: RequestOptions]>>();
-  assertType<IsExact<RequestArgs<Variables>, [variables?: Variables, options?: RequestOptions]>>();
+  assertType<
+    IsExact<RequestArgs<PostVariables>, [variables: PostVariables, options?: RequestOptions | undefined]>
+  >();
+  assertType<
+    IsExact<RequestArgs<PostsVariables>, [variables?: PostsVariables, options?: RequestOptions | undefined]>
+  >();
+  assertType<
+    IsExact<RequestArgs<Variables>, [variables?: Variables, options?: RequestOptions | undefined]>
+  >();
   assertType<IsExact<Document<Post, PostVariables>, Document<Post, PostVariables>>>();
 }
 

@@ -14,6 +14,7 @@ import {
   ErrorCode,
   type GraphQLFormattedError,
   isServiceError,
+  type RetryOptions,
   ServiceAbortError,
   ServiceAuthError,
   ServiceError,
@@ -113,4 +114,37 @@ export function codeMistakes(err: ServiceError): void {
   void (err.code === "ABORT");
   // @ts-expect-error TS2339 'Timeout': ErrorCode has no such name
   void ErrorCode.Timeout;
+}
+
+/** The fields of a GraphQL error are known: a misspelt one does not compile. */
+export function graphQLErrorFields(err: ServiceGraphQLError): void {
+  const [first] = err.errors;
+  assertType<IsExact<typeof first, GraphQLFormattedError | undefined>>();
+  console.log(
+    first?.errorType,
+    first?.errorInfo,
+    first?.data,
+    first?.path,
+    first?.locations,
+    first?.extensions,
+  );
+  // @ts-expect-error TS2551 'errortype': the field is `errorType`
+  console.log(first?.errortype);
+}
+
+/** `cause` is typed on every error, whatever the project's `lib` (tests/consumers compiles with es2020). */
+export function causes(err: ServiceError): void {
+  assertType<IsExact<typeof err.cause, unknown>>();
+}
+
+/** `shouldRetry` sees the three errors a retry can fix, and their code narrows them. */
+export function shouldRetrySees(): RetryOptions {
+  return {
+    shouldRetry: (err, attempt) => {
+      assertType<IsExact<typeof err, ServiceNetworkError | ServiceHttpError | ServiceResponseError>>();
+      // @ts-expect-error TS2367 '"ABORTED"': an abort is never retried, so shouldRetry never sees one
+      if (err.code === "ABORTED") return false;
+      return attempt < 3 && err.code === "HTTP_ERROR" && err.status === 409;
+    },
+  };
 }

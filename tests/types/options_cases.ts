@@ -34,6 +34,29 @@ export async function accepted(): Promise<void> {
   assertType<IsExact<HeaderValues, Readonly<Record<string, string>> | Headers>>();
 }
 
+/** Options whose value may be `undefined` (the project compiles with exactOptionalPropertyTypes). */
+export async function explicitlyUndefined(
+  config: { timeoutMs?: number; signal?: AbortSignal },
+): Promise<void> {
+  options({
+    url,
+    auth,
+    timeoutMs: config.timeoutMs,
+    signal: config.signal,
+    headers: undefined,
+    fetch: undefined,
+  });
+  options({ url, auth, retry: { attempts: undefined, baseDelayMs: undefined, shouldRetry: undefined } });
+  options({ url, auth, retry: undefined });
+  perRequest({
+    timeoutMs: config.timeoutMs,
+    signal: config.signal,
+    operationName: undefined,
+    headers: undefined,
+  });
+  await client.request("{ hello }", undefined, { timeoutMs: config.timeoutMs });
+}
+
 /** Mistakes a JavaScript caller would only learn about at run time. */
 export function rejected(): void {
   // @ts-expect-error TS2561 'timeout': the option is `timeoutMs`

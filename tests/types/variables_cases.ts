@@ -32,9 +32,14 @@ declare const PostsNode: TypedDocumentNode<Posts, { limit?: number | null }>;
 
 /** No variables, spelt as codegen (`Exact<{ [key: string]: never }>`) and as `Record<string, never>`. */
 export async function noVariables(): Promise<void> {
-  assertType<IsExact<RequestArgs<NoVariables>, [variables?: NoVariables, options?: RequestOptions]>>();
   assertType<
-    IsExact<RequestArgs<Record<string, never>>, [variables?: Record<string, never>, options?: RequestOptions]>
+    IsExact<RequestArgs<NoVariables>, [variables?: NoVariables, options?: RequestOptions | undefined]>
+  >();
+  assertType<
+    IsExact<
+      RequestArgs<Record<string, never>>,
+      [variables?: Record<string, never>, options?: RequestOptions | undefined]
+    >
   >();
   const hello = await client.request(HelloNode);
   assertType<IsExact<typeof hello, Hello>>();
@@ -58,4 +63,55 @@ export async function typeArgumentsMatchTheDocument(): Promise<void> {
   await client.request<Hello, { id: string }>(PostNode, { id: "1" });
   // @ts-expect-error TS2345 'hello': the document's result is a Post
   await client.requestRaw<Hello, { id: string }>(PostString, { id: "1" });
+}
+
+interface PostVariables {
+  id: string;
+}
+class PostFilter {
+  constructor(readonly id: string) {}
+}
+declare const postVariables: PostVariables;
+
+/** A document whose variables are not typed takes any object: an interface's or a class's too. */
+export async function untypedVariables(): Promise<void> {
+  assertType<IsExact<RequestArgs<object>, [variables?: object, options?: RequestOptions | undefined]>>();
+  // Arrays and functions are objects too: those the run time refuses, with INVALID_ARGUMENT.
+  await client.request("query Post($id: ID!) { post(id: $id) { id } }", postVariables);
+  await client.request<Post>("query Post($id: ID!) { post(id: $id) { id } }", postVariables);
+  await client.requestRaw("query Post($id: ID!) { post(id: $id) { id } }", new PostFilter("1"));
+  await client.request("{ hello }");
+  // @ts-expect-error TS2345 'string': variables are an object
+  await client.request("query Post($id: ID!) { post(id: $id) { id } }", "1");
+}
+
+/** Variables typed as a union stay required: no key is common to every member, yet none is optional. */
+export async function unionVariables(): Promise<void> {
+  const ByIdOrSlug = null as unknown as TypedDocumentNode<Post, { id: string } | { slug: string }>;
+  await client.request(ByIdOrSlug, { slug: "hello" });
+  // @ts-expect-error TS2554: the variables are required
+  await client.request(ByIdOrSlug);
+}
+
+/** Generic wrappers compile: variables passed on as `...args: RequestArgs<TVariables>` (the README's recipe) or as a required `TVariables`. */
+export async function genericWrappers(): Promise<void> {
+  async function passOn<TData, TVariables extends object>(
+    document: TypedDocumentNode<TData, TVariables>,
+    ...args: RequestArgs<TVariables>
+  ): Promise<TData> {
+    return await client.request(document, ...args);
+  }
+  async function required<TData, TVariables extends object>(
+    document: TypedDocumentNode<TData, TVariables>,
+    variables: TVariables,
+    options?: RequestOptions,
+  ): Promise<TData> {
+    return await client.request(document, variables, options);
+  }
+  const post = await passOn(PostNode, { id: "1" });
+  assertType<IsExact<typeof post, Post>>();
+  await passOn(HelloNode);
+  await required(PostNode, { id: "1" }, { timeoutMs: 1_000 });
+  // @ts-expect-error TS2554: the operation has a required variable
+  await passOn(PostNode);
 }

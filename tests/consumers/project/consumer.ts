@@ -1,5 +1,6 @@
 // A consumer of the npm package, compiled against its .d.ts with skipLibCheck off, by TypeScript 5
-// with moduleResolution node16 (as consumer.mts and consumer.cts), bundler and node10: see ../run.ts.
+// with moduleResolution node16 (as consumer.mts and consumer.cts), bundler (with exactOptionalPropertyTypes)
+// and node10 (in an older project: lib es2020, where `Error` has no `cause`): see ../run.ts.
 // Each @ts-expect-error proves the types arrived: were they `any`, the directive would be unused.
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { IntrospectionQuery } from "graphql";
@@ -48,8 +49,12 @@ export async function main(): Promise<void> {
     if (err instanceof ServiceGraphQLError) console.log(err.errors[0]?.message);
     else if (err instanceof ServiceHttpError) console.log(err.status.toFixed(0));
     else if (err instanceof ServiceAbortError) console.log(err.reason === "timeout");
-    else if (isServiceError(err) && err.code === ErrorCode.Network) console.log(err.message);
+    else if (isServiceError(err) && err.code === ErrorCode.Network) console.log(err.message, err.cause);
   }
+
+  // Options built from values that may be undefined (with exactOptionalPropertyTypes, too).
+  const configured: { timeoutMs?: number; signal?: AbortSignal } = {};
+  await client.request(PostQuery, { id: "1" }, { timeoutMs: configured.timeoutMs, signal: configured.signal });
 
   // @ts-expect-error a field of another auth mode
   new ServiceClient({ url: "https://x.test/graphql", auth: { type: "apiKey", apiKey: "k", jwtToken: "t" } });
