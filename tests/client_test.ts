@@ -120,6 +120,20 @@ describe("client", () => {
       assert.equal(err.errors[0]?.errorType, "UnauthorizedException");
     });
 
+    it("a key with Latin-1 characters, which a header can carry, is sent as it is", async () => {
+      const key = "da2-cl\u00e9-\u00ff";
+      endpoint.apiKeys.add(key);
+      try {
+        for (const apiKey of [key, () => key]) {
+          const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey } });
+          assert.deepEqual(await client.request("{ hello }"), { hello: "world" });
+          assert.equal(endpoint.requests.at(-1)!.headers["x-api-key"], key);
+        }
+      } finally {
+        endpoint.apiKeys.delete(key);
+      }
+    });
+
     it("a wrong API key gives ServiceHttpError 401 with the parsed errors", async () => {
       const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: "da2-wrong" } });
       const err = await rejection(client.request("{ hello }"));

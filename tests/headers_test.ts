@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { Hash } from "@smithy/hash-node";
 import { ServiceClient } from "../mod.ts";
-import { type Endpoint, startEndpoint } from "./_server.ts";
+import type { ServerResponse } from "node:http";
+import { type Endpoint, send, startEndpoint } from "./_server.ts";
 import { API_KEY, CREDENTIALS, REGION, rejection } from "./_fixtures.ts";
 
 let endpoint: Endpoint;
@@ -31,6 +32,22 @@ describe("headers", () => {
       assert.equal(headers["x-app"], "demo");
       assert.equal(headers["x-api-key"], API_KEY);
       assert.equal(headers["content-type"], "application/json; charset=UTF-8");
+    });
+
+    it("each request sends its own headers, whatever the requests before it sent", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        headers: { "x-app": "demo" },
+      });
+      await client.request("{ hello }");
+      assert.equal(last().headers["x-trace"], undefined);
+      await client.request("{ hello }", undefined, { headers: { "x-trace": "second" } });
+      assert.equal(last().headers["x-trace"], "second");
+      assert.equal(last().headers["x-app"], "demo");
+      await client.request("{ hello }");
+      assert.equal(last().headers["x-trace"], undefined);
+      assert.equal(last().headers["x-api-key"], API_KEY);
     });
 
     for (
@@ -226,6 +243,54 @@ describe("headers", () => {
       assert.equal(answered, 1, "not resent");
       assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
       assert.match(last().headers["x-amz-date"]!, /^\d{8}T\d{6}Z$/);
+    });
+
+    it("a refusal for time is resent once only: a server that keeps refusing gets two requests, and its 403 is thrown", async () => {
+      const refuse = (response: ServerResponse) => {
+        response.writeHead(403, {
+          "content-type": "application/json",
+          date: new Date(Date.now() + 20 * 60_000).toUTCString(),
+        });
+        response.end(JSON.stringify({
+          errors: [{ errorType: "InvalidSignatureException", message: "Signature expired" }],
+        }));
+      };
+      endpoint.route("expired-always", (_request, response, count) => {
+        // A guard, so that a client resending without end cannot hang the suite.
+        if (count > 5) return void response.end('{"data":{"whoami":"looped"}}');
+        refuse(response);
+      });
+      const client = new ServiceClient({
+        url: endpoint.urlFor("expired-always"),
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+      });
+      const err = await rejection(client.request("{ whoami }"));
+      assert.equal(err.status, 403);
+      assert.equal(endpoint.requests.filter((r) => r.path === "/expired-always/graphql").length, 2);
+    });
+
+    it("the resend after a refusal for time does not use up an attempt of the retry policy", async () => {
+      // Refused for time, then a 503, then data: the 503 is retried although `attempts` is 2.
+      endpoint.route("expired-then-503", (_request, response, count, pass) => {
+        if (count === 1) {
+          response.writeHead(403, {
+            "content-type": "application/json",
+            date: new Date(Date.now() + 20 * 60_000).toUTCString(),
+          });
+          return void response.end(JSON.stringify({
+            errors: [{ errorType: "InvalidSignatureException", message: "Signature expired" }],
+          }));
+        }
+        if (count === 2) return void send(response, 503, { errors: [{ message: "busy" }] });
+        return pass(20 * 60_000);
+      });
+      const client = new ServiceClient({
+        url: endpoint.urlFor("expired-then-503"),
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        retry: { attempts: 2, baseDelayMs: 1 },
+      });
+      assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+      assert.equal(endpoint.requests.filter((r) => r.path === "/expired-then-503/graphql").length, 3);
     });
 
     it("a 403 whose errors hold null is still a ServiceHttpError", async () => {

@@ -198,6 +198,36 @@ const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErro
   ],
   ["iam with apiKey", { url: URL_, auth: { ...iam, apiKey: "k" } }, TypeError, /Unknown option `apiKey`/],
   [
+    "apiKey with region (a field of iam)",
+    { url: URL_, auth: { type: "apiKey", apiKey: "k", region: "us-east-1" } },
+    TypeError,
+    /Unknown option `region` in auth/,
+  ],
+  [
+    "auth.type an Object.prototype key",
+    { url: URL_, auth: { type: "toString", apiKey: "k" } },
+    TypeError,
+    /Invalid auth.type: expected one of apiKey, userpool, oidc, lambda, iam, current value is "toString"$/,
+  ],
+  [
+    "auth.type a long string: quoted up to 40 characters",
+    { url: URL_, auth: { type: "x".repeat(100), apiKey: "k" } },
+    TypeError,
+    new RegExp(`current value is "${"x".repeat(40)}"$`),
+  ],
+  [
+    "iam accessKeyId with a line break (it goes into the Authorization header)",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, accessKeyId: "AKID\r\nx-injected: 1" } } },
+    TypeError,
+    /Invalid auth.credentials: returned a value that cannot be sent in a header/,
+  ],
+  [
+    "iam sessionToken with a line break",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, sessionToken: "token\nx" } } },
+    TypeError,
+    /Invalid auth.credentials: returned a value that cannot be sent in a header/,
+  ],
+  [
     "retry not an object",
     { url: URL_, auth: apiKey, retry: 3 },
     TypeError,

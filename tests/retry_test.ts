@@ -8,6 +8,7 @@ import {
   type ServiceClientOptions,
   ServiceHttpError,
   ServiceNetworkError,
+  ServiceResponseError,
 } from "../mod.ts";
 import { retryAfterMs, retryDelay, retryPolicy } from "../src/retry.ts";
 import { type Endpoint, send, startEndpoint } from "./_server.ts";
@@ -123,6 +124,28 @@ describe("retry", () => {
       }).request("{ hello }");
       assert.deepEqual(data, { hello: "world" });
       assert.deepEqual(seen, [[409, 1]]);
+    });
+
+    it("a 2xx body that is not GraphQL is not retried by default, but shouldRetry sees it and may retry it", async () => {
+      for (const name of ["not-graphql-default", "not-graphql-retried"]) {
+        endpoint.route(
+          name,
+          (_req, res, count, pass) =>
+            count === 1 ? send(res, 200, { errorMessage: "gateway hiccup" }) : pass(),
+        );
+      }
+      const byDefault = await rejection(
+        client(endpoint.urlFor("not-graphql-default"), { retry: fast }).request("{ hello }"),
+      );
+      assert.ok(byDefault instanceof ServiceResponseError, String(byDefault));
+      assert.equal(requestsTo("not-graphql-default"), 1);
+      const seen: string[] = [];
+      const data = await client(endpoint.urlFor("not-graphql-retried"), {
+        retry: { ...fast, shouldRetry: (err) => (seen.push(err.code), err instanceof ServiceResponseError) },
+      }).request("{ hello }");
+      assert.deepEqual(data, { hello: "world" });
+      assert.deepEqual(seen, ["BAD_RESPONSE"]);
+      assert.equal(requestsTo("not-graphql-retried"), 2);
     });
 
     it("shouldRetry can veto a default retry (a non-idempotent mutation)", async () => {

@@ -227,6 +227,16 @@ describe("signals", () => {
       assert.equal((err as ServiceAbortError).reason, "abort");
       assert.equal(err.cause, "shutdown");
     });
+
+    it("the client's signal alone aborts a call that has no signal, timeout or retry of its own", async () => {
+      const clientController = new AbortController();
+      const pending = client("hang", { signal: clientController.signal }).request("{ hello }");
+      setTimeout(() => clientController.abort("shutdown"), 30);
+      const err = await rejection(pending);
+      assert.ok(err instanceof ServiceAbortError, String(err));
+      assert.equal(err.reason, "abort");
+      assert.equal(err.cause, "shutdown");
+    });
   });
 
   describe("callSignal and sleep", () => {
