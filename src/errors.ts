@@ -109,7 +109,7 @@ export interface GraphQLFormattedError {
  */
 export class ServiceError extends Error {
   /** The stable code of this error; see {@link ErrorCode}. */
-  readonly code: ErrorCode;
+  declare readonly code: ErrorCode;
   /**
    * What caused this error, when something did: the runtime's error, a getter's, the signal's
    * reason. Declared here too, so that it is typed under a `lib` older than ES2022.
@@ -188,11 +188,11 @@ export class ServiceHttpError extends ServiceError {
   declare readonly code: typeof ErrorCode.Http;
 
   /** The HTTP status. `0` when a browser hides a refused redirect behind an opaque response. */
-  readonly status: number;
+  declare readonly status: number;
   /** The HTTP status text, often empty over HTTP/2. */
-  readonly statusText: string;
+  declare readonly statusText: string;
   /** A copy of the response headers, without `set-cookie`. */
-  readonly headers: Headers;
+  declare readonly headers: Headers;
   /** The parsed JSON body, the text body when it is not JSON, or `undefined` when it could not be read. */
   declare readonly body: unknown;
   /**
@@ -249,7 +249,7 @@ export class ServiceAbortError extends ServiceError {
   declare readonly code: typeof ErrorCode.Aborted;
 
   /** `"timeout"` when `timeoutMs` elapsed, `"abort"` when the caller's signal fired. */
-  readonly reason: AbortReason;
+  declare readonly reason: AbortReason;
 
   /**
    * Creates the error for a timeout or a caller abort.
@@ -311,7 +311,7 @@ export class ServiceResponseError extends ServiceError {
   declare readonly code: typeof ErrorCode.BadResponse;
 
   /** The HTTP status of the response. */
-  readonly status: number;
+  declare readonly status: number;
   /** The parsed body, or the text when it is not JSON. */
   declare readonly body: unknown;
 

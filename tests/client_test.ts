@@ -322,6 +322,25 @@ describe("client", () => {
       });
     });
 
+    it("request's ServiceGraphQLError keeps the extensions the server sent next to the errors", async () => {
+      endpoint.route("ext-errors", (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({
+          data: { hello: "world", secret: null },
+          errors: [{ message: "Denied", errorType: "Unauthorized" }],
+          extensions: { cost: 3 },
+        }));
+      });
+      const c = new ServiceClient({
+        url: endpoint.urlFor("ext-errors"),
+        auth: { type: "apiKey", apiKey: API_KEY },
+      });
+      const err = await rejection(c.request("{ hello secret }"));
+      assert.ok(err instanceof ServiceGraphQLError, String(err));
+      assert.deepEqual(err.extensions, { cost: 3 });
+      assert.deepEqual(err.data, { hello: "world", secret: null });
+    });
+
     it("errors with data null: request throws; requestRaw returns data null", async () => {
       const err = await rejection(client().request("{ nope }"));
       assert.ok(err instanceof ServiceGraphQLError);
