@@ -58,6 +58,12 @@ describe("client", () => {
       assert.equal(lastRequest().body, '{"query":"{ hello }"}');
     });
 
+    it("variables null are sent as no variables", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      await client.request("{ hello }", null as never);
+      assert.equal(lastRequest().body, '{"query":"{ hello }"}');
+    });
+
     it("accepts a URL object for url", async () => {
       const client = new ServiceClient({
         url: new URL(endpoint.url),
@@ -388,6 +394,12 @@ describe("client", () => {
       const sent = JSON.parse(lastRequest().body);
       assert.equal(sent.operationName, "P");
       assert.deepEqual(parse(sent.query, { noLocation: true }), document);
+    });
+
+    it("a DocumentNode with one anonymous operation is sent without an operationName", async () => {
+      const data = await client().request(parse("{ hello }", { noLocation: true }));
+      assert.deepEqual(data, { hello: "world" });
+      assert.equal(JSON.parse(lastRequest().body).operationName, undefined);
     });
 
     it("a document with several operations sends no operationName unless the caller names one", async () => {

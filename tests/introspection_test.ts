@@ -11,7 +11,7 @@ import {
 } from "graphql";
 import { readFileSync } from "node:fs";
 import { buildSchema } from "graphql";
-import { ServiceClient } from "../mod.ts";
+import { ServiceAbortError, ServiceClient } from "../mod.ts";
 import { INTROSPECTION_QUERY } from "../src/introspection.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
@@ -57,6 +57,17 @@ describe("introspection", () => {
       assert.equal(sent.query, INTROSPECTION_QUERY);
       const sdl = readFileSync(new URL("./fixtures/schema.graphql", import.meta.url), "utf8");
       assert.equal(printSchema(buildClientSchema(result)), printSchema(buildSchema(sdl)));
+    });
+
+    it("passes its options on: headers are sent, an aborted signal sends nothing", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      await client.introspect({ headers: { "x-request-id": "schema-1" } });
+      assert.equal(endpoint.requests.at(-1)!.headers["x-request-id"], "schema-1");
+      const before = endpoint.requests.length;
+      const err = await client.introspect({ signal: AbortSignal.abort("not now") }).catch((e) => e);
+      assert.ok(err instanceof ServiceAbortError, String(err));
+      assert.equal(err.cause, "not now");
+      assert.equal(endpoint.requests.length, before);
     });
   });
 });

@@ -422,6 +422,14 @@ describe("options", () => {
       ["document an unrelated object", { query: "{ hello }" }, undefined, undefined, /Invalid document/],
       ["document empty", "", undefined, undefined, /the query text is empty/],
       ["document blank", "  \n ", undefined, undefined, /the query text is empty/],
+      ["document an empty String object", new String(""), undefined, undefined, /the query text is empty/],
+      [
+        "document node with no definitions field",
+        { kind: "Document" },
+        undefined,
+        undefined,
+        /Invalid document: expected/,
+      ],
       [
         "document node without definitions",
         { kind: "Document", definitions: [] },

@@ -8,7 +8,9 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import * as client from "@seed/service-client";
 import * as sigv4 from "@seed/service-client/sigv4";
 
@@ -27,6 +29,24 @@ describe("import '@seed/service-client'", () => {
   it("loads the ESM build, not the CommonJS one", () => {
     const cjs = require("@seed/service-client");
     assert.notEqual(cjs.ServiceClient, client.ServiceClient);
+  });
+
+  it("with both builds loaded, each one's isServiceError recognizes the other's errors", async () => {
+    const cjs = require("@seed/service-client");
+    // A real failure from each copy: connection refused on a port that was just freed.
+    const server = createServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address();
+    await new Promise((resolve) => server.close(resolve));
+    const url = `http://127.0.0.1:${port}/graphql`;
+    const auth = { type: "apiKey", apiKey: "da2-smoke" };
+    const fromCjs = await new cjs.ServiceClient({ url, auth }).request("{ hello }").catch((e) => e);
+    const fromEsm = await new client.ServiceClient({ url, auth }).request("{ hello }").catch((e) => e);
+    assert.ok(fromCjs instanceof cjs.ServiceNetworkError && !(fromCjs instanceof client.ServiceError));
+    assert.ok(fromEsm instanceof client.ServiceNetworkError && !(fromEsm instanceof cjs.ServiceError));
+    assert.equal(client.isServiceError(fromCjs), true);
+    assert.equal(cjs.isServiceError(fromEsm), true);
+    assert.equal(client.isServiceError(new cjs.ServiceAuthError("apiKey", "getter threw")), true);
   });
 
   it("maps #crypto to the node:crypto variant", {
