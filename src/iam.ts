@@ -43,14 +43,16 @@ export function signAttempt(
 const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z) [+-] \d+ min\.\))?/i;
 
 /**
- * When the service rejected an iam signature for time, remembers the server's clock offset and
- * returns `true`: the request never ran, so it is re-signed and resent once, with or without a retry
- * policy. The server's time is the response's `Date`, or, when that cannot be read (a browser page
- * reads a cross-origin `Date` only if the server lists it in `Access-Control-Expose-Headers`), the
- * time in the message. With neither, the refusal is thrown as it is.
+ * When the service rejected an iam signature for time (a 403 or 400 whose errors hold AWS's words),
+ * remembers the server's clock offset and returns `true`: the request never ran, so it is re-signed
+ * and resent once, with or without a retry policy. The server's time is the response's `Date`, or,
+ * when that cannot be read (a browser page reads a cross-origin `Date` only if the server lists it
+ * in `Access-Control-Expose-Headers`), the time in the message. With neither, the refusal is thrown
+ * as it is.
  */
 export function learnClockSkew(state: ClientState, err: ServiceHttpError): boolean {
-  const refusal = err.status === 403 &&
+  // A signature problem comes back as a 403, or a 400.
+  const refusal = (err.status === 403 || err.status === 400) &&
     err.errors.map((e) => TIME_REFUSAL.exec(String(e?.message))).find(Boolean);
   const serverTime = refusal &&
     (Date.parse(err.headers.get("date")!) ||

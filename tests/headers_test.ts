@@ -222,27 +222,62 @@ describe("headers", () => {
       assert.equal(endpoint.requests.filter((r) => r.path === "/expired-no-time/graphql").length, 1);
     });
 
-    it("a Date no x-amz-date can hold (year 275760) is not learnt: the refusal is thrown, later requests still sign", async () => {
-      let answered = 0;
-      endpoint.route("expired-absurd-date", (_request, response) => {
-        if (answered++ > 0) return void response.end('{"data":{"whoami":"iam"}}');
-        response.writeHead(403, {
-          "content-type": "application/json",
-          date: "Sat, 13 Sep 275760 00:00:00 GMT",
+    for (
+      const [year, date] of [["275760", "Sat, 13 Sep 275760 00:00:00 GMT"], [
+        "1960",
+        "Fri, 01 Jan 1960 00:00:00 GMT",
+      ]]
+    ) {
+      it(`a Date no x-amz-date can hold (year ${year}) is not learnt: the refusal is thrown, later requests still sign`, async () => {
+        let answered = 0;
+        endpoint.route(`expired-absurd-date-${year}`, (_request, response) => {
+          if (answered++ > 0) return void response.end('{"data":{"whoami":"iam"}}');
+          response.writeHead(403, { "content-type": "application/json", date });
+          response.end(JSON.stringify({
+            errors: [{ errorType: "InvalidSignatureException", message: "Signature expired" }],
+          }));
         });
-        response.end(JSON.stringify({
-          errors: [{ errorType: "InvalidSignatureException", message: "Signature expired" }],
+        const client = new ServiceClient({
+          url: endpoint.urlFor(`expired-absurd-date-${year}`),
+          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        });
+        const err = await rejection(client.request("{ whoami }"));
+        assert.equal(err.status, 403);
+        assert.equal(answered, 1, "not resent");
+        assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+        assert.match(last().headers["x-amz-date"]!, /^\d{8}T\d{6}Z$/);
+        assert.ok(
+          Math.abs(
+            Date.parse(last().headers["x-amz-date"]!.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")) -
+              Date.now(),
+          ) < 60_000,
+        );
+      });
+    }
+
+    it("a refusal for time that comes as a 400, worded in its second error, is corrected too", async () => {
+      endpoint.route("expired-400", (_request, response, count, pass) => {
+        if (count > 1) return pass(20 * 60_000);
+        response.writeHead(400, {
+          "content-type": "application/json",
+          date: new Date(Date.now() + 20 * 60_000).toUTCString(),
+        });
+        return void response.end(JSON.stringify({
+          errors: [
+            { errorType: "BadRequestException", message: "Request refused" },
+            {
+              errorType: "InvalidSignatureException",
+              message: "Signature expired: 20240506T070809Z is now earlier",
+            },
+          ],
         }));
       });
       const client = new ServiceClient({
-        url: endpoint.urlFor("expired-absurd-date"),
+        url: endpoint.urlFor("expired-400"),
         auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
       });
-      const err = await rejection(client.request("{ whoami }"));
-      assert.equal(err.status, 403);
-      assert.equal(answered, 1, "not resent");
       assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
-      assert.match(last().headers["x-amz-date"]!, /^\d{8}T\d{6}Z$/);
+      assert.equal(endpoint.requests.filter((r) => r.path === "/expired-400/graphql").length, 2);
     });
 
     it("a refusal for time is resent once only: a server that keeps refusing gets two requests, and its 403 is thrown", async () => {

@@ -65,6 +65,12 @@ describe("responses", () => {
         /errors is not an array of errors/,
         { errors: [{ errorType: "X" }] },
       ],
+      [
+        "an error whose message is not a string",
+        '{"errors":[{"message":5}]}',
+        /errors is not an array of errors/,
+        { errors: [{ message: 5 }] },
+      ],
       ["data that is a string", '{"data":"hello"}', /data is not an object/, { data: "hello" }],
       ["data that is an array", '{"data":[1]}', /data is not an object/, { data: [1] }],
       [
