@@ -78,7 +78,8 @@ export interface ServiceClientOptions {
   readonly retry?: RetryOptions | undefined;
   /**
    * Replaces the global `fetch`, for tracing or request options. Pass `init.signal` on: the call ends
-   * at its timeout or abort either way, but a request without the signal keeps running.
+   * at its timeout or abort either way, but a request without the signal keeps running. Without it,
+   * the global `fetch` is looked up at each request (a mock installed later is used).
    */
   readonly fetch?: FetchFunction | undefined;
   /** Headers sent with every request, below the request's own headers and the auth headers. */

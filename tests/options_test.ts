@@ -404,6 +404,19 @@ describe("options", () => {
         Object.defineProperty(globalThis, "fetch", original);
       }
     });
+
+    it("without a fetch option, the global fetch is looked up at each request: a mock installed later is used", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      const original = globalThis.fetch;
+      let mocked = 0;
+      globalThis.fetch = (input, init) => (mocked++, original(input, init));
+      try {
+        assert.deepEqual(await client.request("{ hello }"), { hello: "world" });
+        assert.equal(mocked, 1);
+      } finally {
+        globalThis.fetch = original;
+      }
+    });
   });
 
   let endpoint: Endpoint;
