@@ -252,7 +252,8 @@ function checkUrl(url: unknown): string {
 
 /** Copies caller headers into a record with lower-case names, refusing the reserved ones. */
 function headerRecord(value: unknown, field: string): Readonly<Record<string, string>> {
-  if (!(value instanceof Headers || isObject(value))) {
+  // A `Headers` is an object too.
+  if (!isObject(value)) {
     throw invalidValue(field, "an object or Headers", value);
   }
   const record: Record<string, string> = {};

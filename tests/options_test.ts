@@ -40,6 +40,30 @@ const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErro
     /credentials in the URL/,
   ],
   [
+    "url with a user name only",
+    { url: "https://u@example.com/graphql", auth: apiKey },
+    TypeError,
+    /credentials in the URL/,
+  ],
+  [
+    "url with a password only",
+    { url: "https://:p@example.com/graphql", auth: apiKey },
+    TypeError,
+    /credentials in the URL/,
+  ],
+  [
+    "url an object that only prints as a URL",
+    { url: { toString: () => "https://example.com/graphql" }, auth: apiKey },
+    TypeError,
+    /Invalid url: expected an absolute http\(s\) URL, current value is an object$/,
+  ],
+  [
+    "url a long invalid string: quoted up to 100 characters",
+    { url: "x".repeat(300), auth: apiKey },
+    TypeError,
+    new RegExp(`current value is "${"x".repeat(100)}"$`),
+  ],
+  [
     "url wss: with credentials and a query: quoted without them",
     { url: "wss://admin:hunter2@example.com/graphql?key=da2-in-the-query#frag", auth: apiKey },
     TypeError,
@@ -282,6 +306,12 @@ const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErro
     /retry.maxDelayMs/,
   ],
   [
+    "retry.maxDelayMs past the longest timer (2,147,483,647 ms)",
+    { url: URL_, auth: apiKey, retry: { maxDelayMs: 2_147_483_648 } },
+    RangeError,
+    /retry.maxDelayMs: expected an integer from 0 to 2147483647, current value is 2147483648/,
+  ],
+  [
     "retry maxDelayMs < baseDelayMs",
     { url: URL_, auth: apiKey, retry: { baseDelayMs: 500, maxDelayMs: 100 } },
     RangeError,
@@ -496,6 +526,20 @@ describe("options", () => {
       ],
       ["timeoutMs huge", "{ hello }", undefined, { timeoutMs: 1e12 }, /request timeoutMs/],
       ["signal not an AbortSignal", "{ hello }", undefined, { signal: "stop" }, /Invalid request signal/],
+      [
+        "signal without addEventListener",
+        "{ hello }",
+        undefined,
+        { signal: { aborted: false, removeEventListener() {} } },
+        /Invalid request signal: expected an AbortSignal/,
+      ],
+      [
+        "signal whose aborted is not a boolean",
+        "{ hello }",
+        undefined,
+        { signal: { aborted: "no", addEventListener() {}, removeEventListener() {} } },
+        /Invalid request signal: expected an AbortSignal/,
+      ],
       [
         "signal without removeEventListener (it would fail after the request ran)",
         "{ hello }",

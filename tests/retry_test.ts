@@ -10,7 +10,7 @@ import {
   ServiceNetworkError,
   ServiceResponseError,
 } from "../mod.ts";
-import { retryAfterMs, retryDelay, retryPolicy } from "../src/retry.ts";
+import { retryAfterMs, retryDelay, retryPolicy, shouldRetry } from "../src/retry.ts";
 import { type Endpoint, send, startEndpoint } from "./_server.ts";
 import { API_KEY, rejection } from "./_fixtures.ts";
 
@@ -256,6 +256,32 @@ describe("retry", () => {
       assert.deepEqual(RETRY_DEFAULTS, { attempts: 3, baseDelayMs: 250, maxDelayMs: 10_000 });
     });
 
+    it("takes the ends of each range: delays of 0 and of the longest timer, 1 and 100 attempts", () => {
+      assert.deepEqual(
+        retryPolicy({ attempts: 1, baseDelayMs: 0, maxDelayMs: 0 }),
+        { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, shouldRetry: undefined },
+      );
+      assert.equal(retryPolicy({ attempts: 100, maxDelayMs: 2_147_483_647 }).maxDelayMs, 2_147_483_647);
+    });
+
+    it("retries only when shouldRetry returns true itself, not a truthy value", () => {
+      const err = new ServiceHttpError(409, "", new Headers());
+      for (const answer of [1, "yes", {}]) {
+        assert.equal(shouldRetry(retryPolicy({ shouldRetry: () => answer as never }), err, 1), false);
+      }
+      assert.equal(shouldRetry(retryPolicy({ shouldRetry: () => true }), err, 1), true);
+    });
+
+    it("Retry-After is honoured on 429 and 503 only: on a 500, the backoff decides", () => {
+      const policy = retryPolicy({ attempts: 3, baseDelayMs: 10, maxDelayMs: 100 });
+      const after = (status: number) =>
+        new ServiceHttpError(status, "", new Headers({ "retry-after": "3600" }));
+      // An hour is more than maxDelayMs: on 429/503 the error is thrown at once; a 500 waits its backoff.
+      assert.equal(retryDelay(policy, after(429), 1, () => 0.5), undefined);
+      assert.equal(retryDelay(policy, after(503), 1, () => 0.5), undefined);
+      assert.equal(retryDelay(policy, after(500), 1, () => 0.5), 5);
+    });
+
     it("backoff is full jitter over baseDelayMs * 2^(attempt-1), capped at maxDelayMs", () => {
       const policy = retryPolicy({ attempts: 10, baseDelayMs: 100, maxDelayMs: 1_000 });
       const err = new ServiceNetworkError(new Error("x"));
@@ -278,6 +304,7 @@ describe("retry", () => {
       assert.equal(retryAfterMs("-1", now), undefined);
       assert.equal(retryAfterMs("in 5", now), undefined);
       assert.equal(retryAfterMs("12 Jan", now), undefined);
+      assert.equal(retryAfterMs("Thu, 01 Jan 2026", now), undefined, "an HTTP date has a time");
       assert.equal(retryAfterMs("2026-01-01T00:00:05Z", now), undefined, "ISO 8601 is not an HTTP date");
       // The obsolete HTTP-date forms RFC 9110 still asks recipients to accept.
       assert.equal(retryAfterMs("Thursday, 01-Jan-26 00:00:05 GMT", now), 5_000);
