@@ -175,6 +175,22 @@ describe("signals", () => {
       assert.equal(counted.signal.aborted, false);
     });
 
+    it("a shared signal still aborts the calls in flight after another call on it has ended", async () => {
+      const controller = new AbortController();
+      const c = client();
+      // The timeout only ends the test should the abort not arrive.
+      const hanging = client("hang").request("{ hello }", undefined, {
+        signal: controller.signal,
+        timeoutMs: 5_000,
+      });
+      await c.request("{ hello }", undefined, { signal: controller.signal });
+      setTimeout(() => controller.abort("logout"), 20);
+      const err = await rejection(hanging);
+      assert.ok(err instanceof ServiceAbortError, String(err));
+      assert.equal(err.reason, "abort");
+      assert.equal(err.cause, "logout");
+    });
+
     it("works where AbortSignal.any is missing (Safari < 17.4, edge-runtime)", async () => {
       const any = Object.getOwnPropertyDescriptor(AbortSignal, "any");
       // deno-lint-ignore no-explicit-any
