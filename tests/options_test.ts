@@ -4,6 +4,7 @@ import { ServiceAuthError, ServiceClient } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY, CREDENTIALS, SECRETS } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
+import { expectOptions } from "../src/validate.ts";
 
 const URL_ = "https://example.appsync-api.us-east-1.amazonaws.com/graphql";
 const apiKey = { type: "apiKey", apiKey: API_KEY };
@@ -450,6 +451,32 @@ describe("options", () => {
   });
 
   let endpoint: Endpoint;
+
+  describe("an unknown key is named, with the known key it resembles", () => {
+    const KNOWN = ["signal", "timeoutMs", "operationName", "headers"];
+    const CASES: ReadonlyArray<[string, string | undefined]> = [
+      ["timeout", "timeoutMs"], // a prefix of a known key
+      ["TimeoutMS", "timeoutMs"], // whatever the case
+      ["timeoutMsec", "timeoutMs"], // a known key with more after it
+      ["sig", "signal"], // a short prefix
+      ["opName", "operationName"], // letters left out
+      ["sgl", undefined], // too short to be a known key with letters left out
+      ["imeoutMs", undefined], // letters left out, but not the first one kept
+      ["variables", undefined],
+    ];
+    for (const [typed, hint] of CASES) {
+      it(`${typed}: ${hint ? `did you mean \`${hint}\`?` : "no suggestion"}`, () => {
+        assert.throws(() => expectOptions({ [typed]: 1 }, "request options", KNOWN), (error: unknown) => {
+          assert.ok(error instanceof TypeError);
+          assert.equal(
+            error.message,
+            `Unknown option \`${typed}\` in request options${hint ? `: did you mean \`${hint}\`?` : ""}`,
+          );
+          return true;
+        });
+      });
+    }
+  });
 
   describe("per-request bad input rejects before sending", () => {
     const cycle: Record<string, unknown> = {};

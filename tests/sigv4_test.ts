@@ -185,7 +185,10 @@ describe("signRequest: what it returns and signs", () => {
   it("signs the method as fetch sends it: standard methods uppercased, others as given", async () => {
     const as = async (method: string) =>
       (await signRequest({ ...request, method }, options)).get("authorization");
-    assert.equal(await as("post"), await as("POST"));
+    for (const method of ["delete", "get", "head", "options", "post", "put"]) {
+      assert.equal(await as(method), await as(method.toUpperCase()), method);
+    }
+    assert.equal(await as("Options"), await as("OPTIONS"));
     assert.notEqual(await as("patch"), await as("PATCH"));
     assert.equal(new Request(request.url, { method: "post" }).method, "POST");
     // The Fetch standard leaves "patch" as given; Bun uppercases it (a Bun deviation, noted in the README).
