@@ -269,6 +269,33 @@ describe("signals", () => {
       const pending = sleep(60_000, controller.signal);
       controller.abort("stop");
       await assert.rejects(pending, (reason) => reason === "stop");
+      await assert.rejects(sleep(60_000, AbortSignal.abort("already")), (reason) => reason === "already");
+    });
+
+    it("sleep leaves no timer and no listener behind, whether it ends by its delay or by an abort", async () => {
+      const pending = new Set<unknown>();
+      const { setTimeout: set, clearTimeout: clear } = globalThis;
+      globalThis.setTimeout = ((callback: () => void, ms?: number) => {
+        const timer = set(() => (pending.delete(timer), callback()), ms);
+        pending.add(timer);
+        return timer;
+      }) as typeof setTimeout;
+      globalThis.clearTimeout = ((timer: ReturnType<typeof setTimeout>) => {
+        pending.delete(timer);
+        clear(timer);
+      }) as typeof clearTimeout;
+      try {
+        const counted = countedSignal();
+        await sleep(5, counted.signal);
+        assert.equal(counted.listeners(), 0, "no listener after the delay");
+        const aborted = sleep(60_000, counted.signal);
+        counted.controller.abort("stop");
+        await assert.rejects(aborted);
+        assert.equal(pending.size, 0, "no timer after the abort");
+      } finally {
+        globalThis.setTimeout = set;
+        globalThis.clearTimeout = clear;
+      }
     });
   });
 });
