@@ -285,7 +285,7 @@ export function authHeader(
   const [name, header] = FIELDS[auth.type];
   const source = readField(auth, name);
   return typeof source === "function"
-    ? read(source, name).then((value) => headerOf(name, header, value, checked))
+    ? read(source as () => unknown, name).then((value) => headerOf(name, header, value, checked))
     : headerOf(name, header, source, checked);
 }
 
@@ -313,7 +313,7 @@ function headerOf(
 export function readCredentials(auth: IamAuth): AwsCredentials | Promise<AwsCredentials> {
   const source = readField(auth, "credentials");
   return typeof source === "function"
-    ? read(source, "credentials").then(checkedCredentials)
+    ? read(source as () => unknown, "credentials").then(checkedCredentials)
     : checkedCredentials(source);
 }
 
@@ -323,9 +323,10 @@ function checkedCredentials(credentials: unknown): AwsCredentials {
   return credentials as AwsCredentials;
 }
 
-async function read(source: unknown, field: string): Promise<unknown> {
+/** Calls a getter function, its failure typed as an auth error. */
+async function read(source: () => unknown, field: string): Promise<unknown> {
   try {
-    return typeof source === "function" ? await source() : source;
+    return await source();
   } catch (cause) {
     throw new ServiceAuthError(field, "getter threw", cause);
   }

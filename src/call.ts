@@ -120,7 +120,8 @@ async function attempts(
         }
         const delay = shouldRetry(config.retry, err, attempt) && retryDelay(config.retry, err, attempt);
         if (delay === false || delay === undefined || Date.now() + delay >= call.deadline) throw err;
-        await sleep(delay, call.signal).catch(() => throwIfAborted(call));
+        // An abort rejects the wait with the call's ServiceAbortError (the reason its signal carries).
+        await sleep(delay, call.signal);
         continue;
       }
       return unwrap ? dataOf(result) : result;

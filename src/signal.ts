@@ -77,6 +77,7 @@ export function callSignal(
     if (error) return;
     error = reason;
     cleanup();
+    // The error is the signal's reason: a wait on the signal rejects with it (call.ts relies on that).
     controller.abort(reason);
   };
   const cleanup = () => {

@@ -280,6 +280,32 @@ describe("headers", () => {
       assert.equal(endpoint.requests.filter((r) => r.path === "/expired-400/graphql").length, 2);
     });
 
+    it("a client of another mode is not resent on a refusal for time, even once the iam code is loaded", async () => {
+      // An iam request first, so that the iam chunk (where clock skew is handled) is loaded.
+      await new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+      })
+        .request("{ whoami }");
+      endpoint.route("expired-api-key", (_request, response) => {
+        response.writeHead(403, {
+          "content-type": "application/json",
+          date: new Date(Date.now() + 20 * 60_000).toUTCString(),
+        });
+        response.end(JSON.stringify({
+          errors: [{ errorType: "InvalidSignatureException", message: "Signature expired" }],
+        }));
+      });
+      const client = new ServiceClient({
+        url: endpoint.urlFor("expired-api-key"),
+        auth: { type: "apiKey", apiKey: API_KEY },
+        retry: { attempts: 3, baseDelayMs: 1 },
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.equal(err.status, 403);
+      assert.equal(endpoint.requests.filter((r) => r.path === "/expired-api-key/graphql").length, 1);
+    });
+
     it("a refusal for time is resent once only: a server that keeps refusing gets two requests, and its 403 is thrown", async () => {
       const refuse = (response: ServerResponse) => {
         response.writeHead(403, {
