@@ -53,7 +53,7 @@ const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z)
 export function learnClockSkew(state: ClientState, err: ServiceHttpError): boolean {
   // A signature problem comes back as a 403, or a 400.
   const refusal = (err.status === 403 || err.status === 400) &&
-    err.errors.map((e) => TIME_REFUSAL.exec(String(e?.message))).find(Boolean);
+    err.errors.map((e) => TIME_REFUSAL.exec(e.message)).find(Boolean);
   const serverTime = refusal &&
     (Date.parse(err.headers.get("date")!) ||
       Date.parse(refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")!));

@@ -55,7 +55,7 @@ export function resultOf(response: Response, text: string | undefined): GraphQLR
   }
   const body = parse(text);
   if (body === undefined) throw new ServiceResponseError(status, "body is not JSON", text);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+  if (!isObject(body)) {
     throw new ServiceResponseError(status, "body is not a JSON object", body);
   }
   const { data, errors } = body as { data?: unknown; errors?: unknown };
