@@ -46,11 +46,43 @@ export const SECRETS: readonly string[] = [
 // deno-lint-ignore no-explicit-any
 export type Caught = Error & Record<string, any>;
 
-/** Resolves the reason `promise` rejects with, typed for assertions; fails if it resolves. */
+// Taken at load: a test may replace the globals to watch the client's own timers.
+const { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
+
+/**
+ * How long a call under test may take before the test fails instead of waiting forever: far above
+ * any timeout the tests set, so it only fires when the client ignores its timeout or abort.
+ */
+export const SETTLE_WITHIN_MS = 5_000;
+
+/** The failure of a call that outlived `SETTLE_WITHIN_MS`. */
+export class Unsettled extends Error {
+  constructor(withinMs: number) {
+    super(`The call did not settle within ${withinMs} ms: a timeout or abort was ignored`);
+  }
+}
+
+/**
+ * Settles as `promise` does, or fails once `withinMs` have passed: a client that ignores its
+ * timeout or abort fails the test that relies on it, rather than leaving the run hanging.
+ */
+export function settlesWithin<T>(promise: Promise<T>, withinMs = SETTLE_WITHIN_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = startTimer(() => reject(new Unsettled(withinMs)), withinMs);
+  });
+  return Promise.race([promise, bound]).finally(() => stopTimer(timer));
+}
+
+/**
+ * Resolves the reason `promise` rejects with, typed for assertions; fails if it resolves, or if it
+ * has not settled within `SETTLE_WITHIN_MS`.
+ */
 export async function rejection(promise: Promise<unknown>): Promise<Caught> {
   try {
-    await promise;
+    await settlesWithin(promise);
   } catch (reason) {
+    if (reason instanceof Unsettled) throw reason;
     return reason as Caught;
   }
   throw new Error("Expected the promise to reject, but it resolved");

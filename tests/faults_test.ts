@@ -31,7 +31,7 @@ import {
   ServiceResponseError,
 } from "../mod.ts";
 import { answer, type Fault, type FaultServer, head, ok, reset, startFaultServer } from "./_faults_server.ts";
-import { API_KEY, type Caught } from "./_fixtures.ts";
+import { API_KEY, type Caught, settlesWithin, Unsettled } from "./_fixtures.ts";
 
 // The server starts in the outer describe's hooks: Node 18.17 runs top-level `before` hooks only
 // after the file's describes.
@@ -77,9 +77,13 @@ async function call(
   const started = Date.now();
   let outcome: Outcome;
   try {
-    const data = await client.request("{ hello }", undefined, { timeoutMs });
+    const data = await settlesWithin(
+      client.request("{ hello }", undefined, { timeoutMs }),
+      timeoutMs + 5_000,
+    );
     outcome = { data, attempts, responses, ms: Date.now() - started };
   } catch (error) {
+    if (error instanceof Unsettled) throw error;
     outcome = { error: error as Caught, attempts, responses, ms: Date.now() - started };
   } finally {
     timers.restore();

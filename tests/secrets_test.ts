@@ -42,6 +42,7 @@ import {
   LAMBDA_TOKEN,
   OIDC_JWT,
   REGION,
+  rejection,
   SECRETS,
   USERPOOL_JWT,
 } from "./_fixtures.ts";
@@ -115,12 +116,7 @@ function assertNoLeak(err: Caught): void {
 
 /** Runs `fn` and returns what it threw or rejected with. */
 async function caught(fn: () => unknown): Promise<Caught> {
-  try {
-    await fn();
-  } catch (err) {
-    return err as Caught;
-  }
-  throw new Error("Expected an error, but the call succeeded");
+  return await rejection((async () => await fn())());
 }
 
 const URL_ = "https://example.appsync-api.us-east-1.amazonaws.com/graphql";

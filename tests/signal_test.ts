@@ -159,8 +159,8 @@ describe("signals", () => {
       assert.equal(counted.listeners(), 0);
       await client().request("{ nope }", undefined, { signal: counted.signal }).catch(() => {});
       assert.equal(counted.listeners(), 0);
-      await client("hang").request("{ hello }", undefined, { signal: counted.signal, timeoutMs: 50 }).catch(
-        () => {},
+      await rejection(
+        client("hang").request("{ hello }", undefined, { signal: counted.signal, timeoutMs: 50 }),
       );
       assert.equal(counted.listeners(), 0);
     });
@@ -203,9 +203,7 @@ describe("signals", () => {
         });
         setTimeout(() => controller.abort(), 30);
         assert.equal(((await rejection(pending)) as ServiceAbortError).reason, "abort");
-        const timedOut = await client("hang").request("{ hello }", undefined, { timeoutMs: 50 }).catch((e) =>
-          e
-        );
+        const timedOut = await rejection(client("hang").request("{ hello }", undefined, { timeoutMs: 50 }));
         assert.equal((timedOut as ServiceAbortError).reason, "timeout");
       } finally {
         if (any) Object.defineProperty(AbortSignal, "any", any);
