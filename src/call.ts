@@ -99,10 +99,15 @@ async function attempts(
     let resentForClock = false;
     for (let attempt = 1;; attempt++) {
       let result: GraphQLResult;
+      // Each attempt gets a signal of its own that follows the call's: fetch on Node leaves a listener
+      // on the signal it is given until that signal is collected, and a signal shared by all of a
+      // call's attempts would gather one per attempt (Node warns past 100).
+      const attemptSignal = callSignal([call.signal], undefined);
       try {
         throwIfAborted(call);
-        result = await sendOnce(state, body, headers, call.signal, false) as GraphQLResult;
+        result = await sendOnce(state, body, headers, attemptSignal.signal, false) as GraphQLResult;
       } catch (err) {
+        attemptSignal.done();
         throwIfAborted(call);
         if (
           !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
@@ -124,6 +129,7 @@ async function attempts(
         await sleep(delay, call.signal);
         continue;
       }
+      attemptSignal.done();
       return unwrap ? dataOf(result) : result;
     }
   } finally {

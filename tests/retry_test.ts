@@ -1,5 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import {
   isRetryable,
   RETRY_DEFAULTS,
@@ -247,6 +248,35 @@ describe("retry", () => {
       assert.ok(err instanceof ServiceAbortError || err instanceof ServiceHttpError, String(err));
       assert.ok(Date.now() - started < 2_000);
       assert.ok(requestsTo("timeout-over-retries") < 100);
+    });
+    it("100 attempts leave no pile of listeners on any signal fetch is given (Node warns past 100)", async () => {
+      // Node's fetch leaves its abort listener on the signal it is given until that signal is
+      // collected; this fetch does the same, and counts what each signal gathers.
+      const url = flaky("hundred-attempts", 503, 100);
+      const gathered = new Map<AbortSignal, number>();
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => void warnings.push(warning.name);
+      process.on("warning", onWarning);
+      try {
+        const c = client(url, {
+          retry: { attempts: 100, baseDelayMs: 0, maxDelayMs: 0 },
+          timeoutMs: 60_000,
+          fetch: (input, init) => {
+            const signal = init!.signal!;
+            signal.addEventListener("abort", () => {});
+            gathered.set(signal, (gathered.get(signal) ?? 0) + 1);
+            return fetch(input, init);
+          },
+        });
+        const err = await rejection(c.request("{ hello }"));
+        assert.equal(err.status, 503);
+        assert.equal(requestsTo("hundred-attempts"), 100);
+        assert.deepEqual(new Set(gathered.values()), new Set([1]), "one listener per signal");
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        assert.deepEqual(warnings.filter((name) => name === "MaxListenersExceededWarning"), []);
+      } finally {
+        process.off("warning", onWarning);
+      }
     });
   });
 
