@@ -78,6 +78,8 @@ export class ServiceClient {
    * @throws {ServiceNetworkError} When no response could be received.
    * @throws {ServiceResponseError} For a 2xx body that is not a GraphQL response.
    * @throws {ServiceAuthError} When a token getter or credentials provider fails.
+   * @throws {TypeError | RangeError} For a bad document, variables or request option, or a `shouldRetry`
+   * that throws (code `INVALID_ARGUMENT`; a rejection, as every other error here).
    *
    * @example Typed result from a string document
    * ```ts
@@ -109,7 +111,7 @@ export class ServiceClient {
    * @param document A GraphQL string or a typed document.
    * @param args The variables, then the per-request options.
    * @returns The parsed GraphQL result.
-   * @throws {ServiceHttpError | ServiceAbortError | ServiceNetworkError | ServiceResponseError | ServiceAuthError} As for `request`.
+   * @throws {ServiceHttpError | ServiceAbortError | ServiceNetworkError | ServiceResponseError | ServiceAuthError | TypeError | RangeError} As for `request`.
    *
    * @example Read partial data next to the errors
    * ```ts

@@ -3,7 +3,7 @@
  * with `instanceof` or, when two copies of the package are loaded (ESM and CJS), with `code`
  * through {@link isServiceError}.
  *
- * Messages name the operation and the status, never a token, a key, a signature, variables or a
+ * Messages name the status or the problem, never a token, a key, a signature, variables or a
  * response body: data that may be sensitive stays on properties, and secrets stay off errors.
  * What the server sent (`body`, `errors`, `data`, `extensions`) can echo variables or secrets (a
  * GraphQL validation error quotes a variable's value; AWS's signature errors quote the canonical
@@ -37,7 +37,7 @@ export const ErrorCode = {
   Http: "HTTP_ERROR",
   /** The caller's signal or `timeoutMs` ended the call ({@link ServiceAbortError}). */
   Aborted: "ABORTED",
-  /** `fetch` rejected: no response was received ({@link ServiceNetworkError}). */
+  /** No response was received, or a 2xx body could not be read ({@link ServiceNetworkError}). */
   Network: "NETWORK_ERROR",
   /** A 2xx response was not a GraphQL response ({@link ServiceResponseError}). */
   BadResponse: "BAD_RESPONSE",
@@ -95,7 +95,8 @@ export interface GraphQLFormattedError {
 }
 
 /**
- * The base class of every error the client throws on purpose.
+ * The base class of every error the client throws on purpose, except bad arguments: those are a
+ * `TypeError` or `RangeError` with `code: "INVALID_ARGUMENT"`.
  *
  * @example Branch on the code
  * ```ts

@@ -30,18 +30,25 @@ import { expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } fro
  * ```
  */
 export interface RetryOptions {
-  /** The most attempts in all, the first one included (an integer from 1). Default 3. */
+  /** The most attempts in all, the first one included (an integer from 1 to 100). Default 3. */
   readonly attempts?: number | undefined;
-  /** The backoff's base delay in ms: after attempt n fails, a random wait up to `baseDelayMs * 2^(n-1)`. Default 250. */
+  /**
+   * The backoff's base delay in ms (0 to 2,147,483,647): after attempt n fails, a random wait up to
+   * `baseDelayMs * 2^(n-1)`. Default 250.
+   */
   readonly baseDelayMs?: number | undefined;
-  /** The longest wait between two attempts in ms, and the longest `Retry-After` honoured. Default 10,000. */
+  /**
+   * The longest wait between two attempts in ms, and the longest `Retry-After` honoured: at least
+   * `baseDelayMs`, at most 2,147,483,647. Default 10,000.
+   */
   readonly maxDelayMs?: number | undefined;
   /**
    * Decides whether a failed attempt is retried, replacing the default rule (network errors, 5xx
    * and 429, see {@link isRetryable}); call `isRetryable(err)` inside to extend it. `attempt` is the
    * number of the attempt that failed, from 1. It sees network errors, `ServiceHttpError`s and
    * `ServiceResponseError`s (a 2xx that is not GraphQL, which the default rule does not retry);
-   * aborts, auth errors, bad input and GraphQL errors are never retried.
+   * aborts, auth errors, bad input and GraphQL errors are never retried. If it throws, the call
+   * rejects with a `TypeError` (`code: "INVALID_ARGUMENT"`) whose `cause` is what it threw.
    */
   readonly shouldRetry?:
     | ((err: ServiceNetworkError | ServiceHttpError | ServiceResponseError, attempt: number) => boolean)
