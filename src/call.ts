@@ -19,7 +19,7 @@ import {
 import { type ClientConfig, type RequestConfig, requestConfig } from "./options.ts";
 import { type GraphQLResult, resultOf } from "./response.ts";
 import { retryDelay, shouldRetry } from "./retry.ts";
-import { type CallSignal, callSignal, sleep } from "./signal.ts";
+import { type CallSignal, callSignal, follow, sleep } from "./signal.ts";
 import { invalid, invalidValue, isObject } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
@@ -99,15 +99,13 @@ async function attempts(
     let resentForClock = false;
     for (let attempt = 1;; attempt++) {
       let result: GraphQLResult;
-      // Each attempt gets a signal of its own that follows the call's: fetch on Node leaves a listener
-      // on the signal it is given until that signal is collected, and a signal shared by all of a
-      // call's attempts would gather one per attempt (Node warns past 100).
-      const attemptSignal = callSignal([call.signal], undefined);
+      // A signal of the attempt's own (see `follow`), so that fetch's listeners do not pile up.
+      const [attemptSignal, stopFollowing] = follow(call.signal);
       try {
         throwIfAborted(call);
-        result = await sendOnce(state, body, headers, attemptSignal.signal, false) as GraphQLResult;
+        result = await sendOnce(state, body, headers, attemptSignal, false) as GraphQLResult;
       } catch (err) {
-        attemptSignal.done();
+        stopFollowing();
         throwIfAborted(call);
         if (
           !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
@@ -129,7 +127,7 @@ async function attempts(
         await sleep(delay, call.signal);
         continue;
       }
-      attemptSignal.done();
+      stopFollowing();
       return unwrap ? dataOf(result) : result;
     }
   } finally {

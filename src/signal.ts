@@ -105,6 +105,23 @@ export function callSignal(
 }
 
 /**
+ * A signal of its own for one attempt, aborted with `signal`'s reason (the call's error) when
+ * `signal` aborts, and the function that stops following it. Node's `fetch` leaves its listener on
+ * the signal it is given until that signal is collected: one signal for all of a call's attempts
+ * would gather one listener per attempt (Node warns past 100). Reusing the call's error as the reason,
+ * rather than making one per attempt, also keeps what a hung getter's promise holds on to small.
+ *
+ * @param signal The call's signal, if anything can abort the call; not aborted yet (the caller
+ * checks the call first).
+ * @returns The attempt's signal (`undefined` with none) and the function that stops following.
+ */
+export function follow(signal: AbortSignal | undefined): [AbortSignal | undefined, () => void] {
+  if (!signal) return [signal, () => {}];
+  const controller = new AbortController();
+  return [controller.signal, watch(signal, () => controller.abort(signal.reason))];
+}
+
+/**
  * Waits `ms`, or until `signal` aborts (then rejects with the signal's reason at once). The timer
  * and the listener are removed either way.
  *

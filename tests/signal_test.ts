@@ -99,6 +99,19 @@ describe("signals", () => {
       assert.equal(calls, 1);
     });
 
+    it("the signal fetch is given aborts with the very error the call rejects with", async () => {
+      const given: AbortSignal[] = [];
+      const c = client("hang", {
+        retry: { attempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
+        fetch: (input, init) => (given.push(init!.signal!), fetch(input, init)),
+      });
+      const err = await rejection(c.request("{ hello }", undefined, { timeoutMs: 100 }));
+      assert.ok(err instanceof ServiceAbortError, String(err));
+      assert.equal(err.reason, "timeout");
+      assert.equal(given.length, 1);
+      assert.equal(given[0]!.reason, err);
+    });
+
     it("the timeout also bounds a slow token getter", async () => {
       const c = new ServiceClient({
         url: endpoint.url,
