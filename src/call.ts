@@ -99,13 +99,13 @@ async function attempts(
     let resentForClock = false;
     for (let attempt = 1;; attempt++) {
       let result: GraphQLResult;
-      // A signal of the attempt's own (see `follow`), so that fetch's listeners do not pile up.
+      // A signal of the attempt's own (see `follow`), so that fetch's listeners do not pile up; it
+      // follows the call until the attempt is settled (and, for a failed one, its backoff wait over).
       const [attemptSignal, stopFollowing] = follow(call.signal);
       try {
         throwIfAborted(call);
         result = await sendOnce(state, body, headers, attemptSignal, false) as GraphQLResult;
       } catch (err) {
-        stopFollowing();
         throwIfAborted(call);
         if (
           !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
@@ -126,8 +126,9 @@ async function attempts(
         // An abort rejects the wait with the call's ServiceAbortError (the reason its signal carries).
         await sleep(delay, call.signal);
         continue;
+      } finally {
+        stopFollowing();
       }
-      stopFollowing();
       return unwrap ? dataOf(result) : result;
     }
   } finally {
