@@ -16,7 +16,8 @@ export type MaybePromise<T> = T | Promise<T>;
 
 /**
  * An HMAC-SHA256 key ready to sign with: a secret `KeyObject` on Node and Bun, where HMAC with one is
- * faster than with raw bytes (by a fifth on Node 20); the secret itself on Deno, where it is slower.
+ * faster than with raw bytes (by a fifth on Node 20); the secret itself on Deno, where it is slower,
+ * and on runtimes without `createSecretKey` (Bun before 1.1).
  */
 export type HmacKey = nodeCrypto.KeyObject | string | Uint8Array;
 
@@ -24,7 +25,7 @@ export type HmacKey = nodeCrypto.KeyObject | string | Uint8Array;
 const oneShotHash =
   (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
-const keyObjects = !("Deno" in globalThis);
+const keyObjects = !("Deno" in globalThis) && typeof nodeCrypto.createSecretKey == "function";
 
 /** Turns a secret (UTF-8 text or raw bytes) into an HMAC-SHA256 key. */
 export function hmacKey(secret: string | Uint8Array | ArrayBuffer): MaybePromise<HmacKey> {
