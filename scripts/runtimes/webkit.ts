@@ -1,0 +1,176 @@
+/**
+ * The WebKit run: Debian's WPE WebKit 2.38 (through `cog`, its launcher, headless), the WebKit and
+ * JavaScriptCore of Safari 16.0's time: its user agent says `Version/16.0`, and it has no
+ * `AbortSignal.any` (Safari 17.4) nor import maps (Safari 16.4). Its network stack is libsoup, not
+ * Safari's.
+ *
+ * The page is an application bundle (esbuild, browser conditions with `production`, code
+ * splitting, `es2022` so that the package's own syntax reaches the engine unchanged) of
+ * `checks/browser_page.ts` with the package, served on 127.0.0.1 (a secure context, so
+ * `crypto.subtle` is there for iam) and calling the endpoint on another origin (CORS). The page
+ * POSTs its results back to `/results`, and any error that escapes on the page to `/problems`: one
+ * fails the run, as a failed check of its own.
+ *
+ * Usage: `deno task test:webkit` (`--no-build` to use npm/ as built). Needs `cog` (`apt-get install cog`).
+ *
+ * @module
+ */
+
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { bundle, stopBundler } from "../npm/bundle.ts";
+import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
+import { startRuntimeEndpoint } from "./endpoint.ts";
+
+/** How long the page may take to POST its results. */
+const RESULTS_TIMEOUT_MS = 60_000;
+/** How long to wait for the results after the page reported an error (a module that failed to load sends none). */
+const AFTER_PROBLEM_MS = 3_000;
+
+/** The page: a classic script that reports errors, then the application bundle. */
+const PAGE = `<!doctype html><meta charset="utf-8"><title>service-client</title>
+<script>
+  const problem = (text) => fetch("/problems", { method: "POST", body: String(text) });
+  addEventListener("error", (event) => problem("page error: " + event.message));
+  addEventListener("unhandledrejection", (event) => problem("unhandled rejection: " + event.reason));
+</script>
+<script type="module" src="/app/page.js"></script>`;
+
+/** What the page sent back. */
+interface Received {
+  readonly results: Promise<string>;
+  readonly problems: string[];
+  /** Resolves at the first problem. */
+  readonly problem: Promise<void>;
+}
+
+/** Serves the page and its bundle, and receives what the page POSTs. */
+async function serve(
+  files: ReadonlyMap<string, string>,
+): Promise<Received & { server: Server; origin: string }> {
+  const problems: string[] = [];
+  let deliver: (text: string) => void = () => {};
+  let flag: () => void = () => {};
+  const results = new Promise<string>((resolve) => deliver = resolve);
+  const problem = new Promise<void>((resolve) => flag = resolve);
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://x").pathname;
+    if (request.method === "POST") {
+      let text = "";
+      request.setEncoding("utf8").on("data", (chunk: string) => text += chunk).on("end", () => {
+        if (path === "/results") deliver(text);
+        else {
+          problems.push(text);
+          flag();
+        }
+        response.end();
+      });
+      return;
+    }
+    const body = path === "/" ? PAGE : files.get(path);
+    if (body === undefined) return void response.writeHead(404).end();
+    const type = path === "/" ? "text/html" : "text/javascript";
+    response.writeHead(200, { "content-type": `${type}; charset=utf-8`, "cache-control": "no-store" }).end(
+      body,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    server,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    results,
+    problems,
+    problem,
+  };
+}
+
+/** `cog --version`: `0.16.1 (WPE WebKit 2.38.6)`, or a clear error when cog is missing. */
+async function cogVersion(): Promise<string> {
+  try {
+    const { stdout } = await new Deno.Command("cog", { args: ["--version"], stderr: "null" }).output();
+    return new TextDecoder().decode(stdout).trim();
+  } catch {
+    throw new Error("Cannot run WebKit: `cog` is not installed (`apt-get install cog`)");
+  }
+}
+
+/**
+ * Runs the checks in WPE WebKit.
+ *
+ * @returns The run's result.
+ */
+export async function runWebkit(): Promise<RunResult[]> {
+  const version = await cogVersion();
+  const files = new Map<string, string>();
+  const app = await bundle({
+    entries: { page: "scripts/runtimes/checks/browser_page.ts" },
+    format: "esm",
+    conditions: ["production"],
+  });
+  await stopBundler();
+  for (const file of app) files.set(`/app/${file.path}`, file.text);
+  console.log(
+    `application bundle (browser conditions, production): ${app.map((file) => file.path).join(", ")}`,
+  );
+
+  const started = performance.now();
+  const label = `webkit ${/WebKit ([\d.]+)/.exec(version)?.[1] ?? version} (WPE, cog ${
+    version.split(" ")[0]
+  })`;
+  console.log(label);
+  const { endpoint, base } = await startRuntimeEndpoint();
+  const { server, origin, results, problems, problem } = await serve(files);
+  const cog = new Deno.Command("cog", {
+    args: ["--platform=headless", `${origin}/?endpoint=${encodeURIComponent(base)}&any=0&post=1`],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output = cog.output();
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const failAfter = (ms: number, message: string) =>
+    new Promise<never>((_, reject) => timers.push(setTimeout(() => reject(new Error(message)), ms)));
+  let lines: CheckLine[];
+  try {
+    const text = await Promise.race([
+      results,
+      failAfter(RESULTS_TIMEOUT_MS, `no results within ${RESULTS_TIMEOUT_MS} ms`),
+      problem.then(() => failAfter(AFTER_PROBLEM_MS, `no results within ${AFTER_PROBLEM_MS} ms of an error`)),
+    ]);
+    lines = JSON.parse(text) as CheckLine[];
+    lines.push({
+      name: "no error escaped on the page",
+      ok: problems.length === 0,
+      ms: 0,
+      ...(problems.length ? { error: problems.join("\n") } : {}),
+    });
+  } catch (err) {
+    cog.kill();
+    const { stdout, stderr } = await output;
+    const decoder = new TextDecoder();
+    lines = [{
+      name: "the page ran its checks",
+      ok: false,
+      ms: 0,
+      error: [String(err), ...problems, decoder.decode(stdout), decoder.decode(stderr)].join("\n"),
+    }];
+  } finally {
+    timers.forEach(clearTimeout);
+    try {
+      cog.kill();
+    } catch {
+      // already ended
+    }
+    await output;
+    await endpoint.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  return [reportChecks(label, lines, started)];
+}
+
+if (import.meta.main) {
+  await runScript(() => {
+    prepare(Deno.args);
+    return runWebkit();
+  });
+}
