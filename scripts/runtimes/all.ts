@@ -1,8 +1,8 @@
 /**
  * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20 and 22,
  * the check of Node 18's exit preload (node18_exit_check.ts), Bun, Chromium (with and without
- * `AbortSignal.any`), WebKit 2.38 (Safari 16.0's), workerd, edge-runtime, and the oldest Deno and
- * Bun on npm (oldest.ts). Deno 2
+ * `AbortSignal.any`), WebKit 2.38 (Safari 16.0's) and Firefox ESR, workerd, edge-runtime, and the
+ * oldest Deno and Bun on npm (oldest.ts). Deno 2
  * runs the whole suite on the source with `deno task test`, not here.
  *
  * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, then prints one line
@@ -20,7 +20,7 @@ import { runEdge } from "./edge.ts";
 import { NODES, runNode } from "./node.ts";
 import { runNode18ExitCheck } from "./node18_exit_check.ts";
 import { runOldest } from "./oldest.ts";
-import { runWebkit } from "./webkit.ts";
+import { runWebkitFirefox } from "./webkit_firefox.ts";
 import { runWorker } from "./worker.ts";
 
 /** Runs every runtime and returns their results, a failure to start counting as a failed run. */
@@ -33,7 +33,7 @@ export async function runAll(verbose = false): Promise<RunResult[]> {
     ["node 18 exit", runNode18ExitCheck],
     ["bun", () => runBun(verbose)],
     ["chromium", runBrowser],
-    ["webkit", runWebkit],
+    ["webkit and firefox", runWebkitFirefox],
     ["workerd", runWorker],
     ["edge-runtime", runEdge],
     ["deno 1 and bun 1.0", runOldest],

@@ -1,8 +1,11 @@
 /**
- * The WebKit run: Debian's WPE WebKit 2.38 (through `cog`, its launcher, headless), the WebKit and
- * JavaScriptCore of Safari 16.0's time: its user agent says `Version/16.0`, and it has no
- * `AbortSignal.any` (Safari 17.4) nor import maps (Safari 16.4). Its network stack is libsoup, not
- * Safari's.
+ * The WebKit and Firefox runs: two browsers from Debian that load the checks page from the command
+ * line, headless, and get the results POSTed back (no driver):
+ *
+ * - WPE WebKit 2.38 (through `cog`, its launcher), the WebKit and JavaScriptCore of Safari 16.0's
+ *   time: its user agent says `Version/16.0`, and it has no `AbortSignal.any` (Safari 17.4) nor
+ *   import maps (Safari 16.4). Its network stack is libsoup, not Safari's.
+ * - Firefox ESR (`firefox-esr`), Gecko, in a fresh profile.
  *
  * The page is an application bundle (esbuild, browser conditions with `production`, code
  * splitting, `es2022` so that the package's own syntax reaches the engine unchanged) of
@@ -11,13 +14,17 @@
  * POSTs its results back to `/results`, and any error that escapes on the page to `/problems`: one
  * fails the run, as a failed check of its own.
  *
- * Usage: `deno task test:webkit` (`--no-build` to use npm/ as built). Needs `cog` (`apt-get install cog`).
+ * Usage: `deno task test:webkit-firefox` (`--no-build` to use npm/ as built). Needs `cog` and
+ * `firefox-esr` (`apt-get install cog firefox-esr`).
  *
  * @module
  */
 
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { bundle, stopBundler } from "../npm/bundle.ts";
 import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
 import { startRuntimeEndpoint } from "./endpoint.ts";
@@ -84,48 +91,67 @@ async function serve(
   };
 }
 
-/** `cog --version`: `0.16.1 (WPE WebKit 2.38.6)`, or a clear error when cog is missing. */
-async function cogVersion(): Promise<string> {
+/** A browser that loads a URL given on its command line. */
+interface LaunchedBrowser {
+  /** Its package, for the error when it is missing. */
+  readonly debianPackage: string;
+  readonly command: string;
+  /** Its label, from what `--version` printed. */
+  label(version: string): string;
+  /** The arguments that load `url`, with `profile` an empty directory it may use. */
+  args(url: string, profile: string): string[];
+  /** Whether it has `AbortSignal.any`. */
+  readonly abortSignalAny: boolean;
+}
+
+const BROWSERS: readonly LaunchedBrowser[] = [
+  {
+    debianPackage: "cog",
+    command: "cog",
+    // `0.16.1 (WPE WebKit 2.38.6)`
+    label: (version) =>
+      `webkit ${/WebKit ([\d.]+)/.exec(version)?.[1] ?? version} (WPE, cog ${version.split(" ")[0]})`,
+    args: (url) => ["--platform=headless", url],
+    abortSignalAny: false,
+  },
+  {
+    debianPackage: "firefox-esr",
+    command: "firefox-esr",
+    // `Mozilla Firefox 153.7.0esr`
+    label: (version) => `firefox ${version.replace(/^Mozilla Firefox /, "")} (headless)`,
+    args: (url, profile) => ["--headless", "--no-remote", "--profile", profile, url],
+    abortSignalAny: true,
+  },
+];
+
+/** What `--version` prints, or a clear error when the browser is missing. */
+async function versionOf(browser: LaunchedBrowser): Promise<string> {
   try {
-    const { stdout } = await new Deno.Command("cog", { args: ["--version"], stderr: "null" }).output();
+    const { stdout } = await new Deno.Command(browser.command, { args: ["--version"], stderr: "null" })
+      .output();
     return new TextDecoder().decode(stdout).trim();
   } catch {
-    throw new Error("Cannot run WebKit: `cog` is not installed (`apt-get install cog`)");
+    throw new Error(
+      `Cannot run ${browser.command}: it is not installed (\`apt-get install ${browser.debianPackage}\`)`,
+    );
   }
 }
 
-/**
- * Runs the checks in WPE WebKit.
- *
- * @returns The run's result.
- */
-export async function runWebkit(): Promise<RunResult[]> {
-  const version = await cogVersion();
-  const files = new Map<string, string>();
-  const app = await bundle({
-    entries: { page: "scripts/runtimes/checks/browser_page.ts" },
-    format: "esm",
-    conditions: ["production"],
-  });
-  await stopBundler();
-  for (const file of app) files.set(`/app/${file.path}`, file.text);
-  console.log(
-    `application bundle (browser conditions, production): ${app.map((file) => file.path).join(", ")}`,
-  );
-
-  const started = performance.now();
-  const label = `webkit ${/WebKit ([\d.]+)/.exec(version)?.[1] ?? version} (WPE, cog ${
-    version.split(" ")[0]
-  })`;
+/** Loads the page in one browser and gathers its results. */
+async function runIn(browser: LaunchedBrowser, files: ReadonlyMap<string, string>): Promise<RunResult> {
+  const label = browser.label(await versionOf(browser));
   console.log(label);
+  const started = performance.now();
+  const profile = mkdtempSync(join(tmpdir(), "service-client-browser-"));
   const { endpoint, base } = await startRuntimeEndpoint();
   const { server, origin, results, problems, problem } = await serve(files);
-  const cog = new Deno.Command("cog", {
-    args: ["--platform=headless", `${origin}/?endpoint=${encodeURIComponent(base)}&any=0&post=1`],
+  const url = `${origin}/?endpoint=${encodeURIComponent(base)}&any=${browser.abortSignalAny ? 1 : 0}&post=1`;
+  const child = new Deno.Command(browser.command, {
+    args: browser.args(url, profile),
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const output = cog.output();
+  const output = child.output();
   const timers: ReturnType<typeof setTimeout>[] = [];
   const failAfter = (ms: number, message: string) =>
     new Promise<never>((_, reject) => timers.push(setTimeout(() => reject(new Error(message)), ms)));
@@ -144,7 +170,7 @@ export async function runWebkit(): Promise<RunResult[]> {
       ...(problems.length ? { error: problems.join("\n") } : {}),
     });
   } catch (err) {
-    cog.kill();
+    child.kill();
     const { stdout, stderr } = await output;
     const decoder = new TextDecoder();
     lines = [{
@@ -156,7 +182,7 @@ export async function runWebkit(): Promise<RunResult[]> {
   } finally {
     timers.forEach(clearTimeout);
     try {
-      cog.kill();
+      child.kill();
     } catch {
       // already ended
     }
@@ -164,13 +190,35 @@ export async function runWebkit(): Promise<RunResult[]> {
     await endpoint.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    rmSync(profile, { recursive: true, force: true });
   }
-  return [reportChecks(label, lines, started)];
+  return reportChecks(label, lines, started);
+}
+
+/**
+ * Runs the checks in WebKit, then in Firefox.
+ *
+ * @returns One result per browser.
+ */
+export async function runWebkitFirefox(): Promise<RunResult[]> {
+  const app = await bundle({
+    entries: { page: "scripts/runtimes/checks/browser_page.ts" },
+    format: "esm",
+    conditions: ["production"],
+  });
+  await stopBundler();
+  const files = new Map(app.map((file) => [`/app/${file.path}`, file.text]));
+  console.log(
+    `application bundle (browser conditions, production): ${app.map((file) => file.path).join(", ")}`,
+  );
+  const results: RunResult[] = [];
+  for (const browser of BROWSERS) results.push(await runIn(browser, files));
+  return results;
 }
 
 if (import.meta.main) {
   await runScript(() => {
     prepare(Deno.args);
-    return runWebkit();
+    return runWebkitFirefox();
   });
 }
