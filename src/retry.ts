@@ -39,7 +39,9 @@ export interface RetryOptions {
   readonly baseDelayMs?: number | undefined;
   /**
    * The longest wait between two attempts in ms, and the longest `Retry-After` honoured: at least
-   * `baseDelayMs`, at most 2,147,483,647. Default 10,000.
+   * `baseDelayMs`, at most 2,147,483,647. Default 10,000. (In a browser, a cross-origin
+   * `Retry-After` is visible only when the server exposes it through
+   * `Access-Control-Expose-Headers`; otherwise the backoff applies.)
    */
   readonly maxDelayMs?: number | undefined;
   /**

@@ -3,12 +3,14 @@
  * their checks need: `/hang/graphql` never answers; `/trickle/graphql` sends its headers, then one
  * byte every 50 ms until the client goes away; `/skewed/graphql` answers as `/graphql` with a clock
  * 20 minutes behind (for clock-skew correction, which in a browser reads the server's time from
- * the refusal's message: the endpoint's CORS headers do not expose `Date`).
+ * the refusal's message: the endpoint's CORS headers do not expose `Date`); `/reset/graphql` drops
+ * the connection without an answer; `/retry-after/graphql` answers a body it has not seen before
+ * with 503 and `Retry-After: 0` (exposed to CORS), and as `/graphql` the second time.
  *
  * @module
  */
 
-import { type Endpoint, startEndpoint } from "../../tests/_server.ts";
+import { type Endpoint, send, startEndpoint } from "../../tests/_server.ts";
 
 /** A running endpoint and its base URL (`http://127.0.0.1:PORT`). */
 export interface RuntimeEndpoint {
@@ -31,5 +33,15 @@ export async function startRuntimeEndpoint(): Promise<RuntimeEndpoint> {
     response.on("close", () => clearInterval(timer));
   });
   endpoint.route("skewed", (_request, _response, _count, pass) => pass(-20 * 60_000));
+  endpoint.route("reset", (_request, response) => void response.socket?.destroy());
+  const seen = new Set<string>();
+  endpoint.route("retry-after", (request, response, _count, pass) => {
+    if (seen.has(request.body)) return pass();
+    seen.add(request.body);
+    return send(response, 503, { message: "Slow down" }, {
+      "retry-after": "0",
+      "access-control-expose-headers": "retry-after",
+    });
+  });
   return { endpoint, base: endpoint.url.replace(/\/graphql$/, "") };
 }

@@ -27,7 +27,7 @@ export interface CheckContext {
   readonly lib: typeof Client;
   /** The package's `./sigv4` entry. */
   readonly sigv4: typeof Sigv4;
-  /** The endpoint's base URL, `http://127.0.0.1:PORT` (routes: `/graphql`, `/hang/graphql`, `/trickle/graphql`, `/skewed/graphql`). */
+  /** The endpoint's base URL, `http://127.0.0.1:PORT` (routes: `/graphql`, and those of scripts/runtimes/endpoint.ts). */
   readonly base: string;
   /** Whether this run expects `AbortSignal.any` to exist (undefined: either is fine). */
   readonly abortSignalAny?: boolean;
@@ -127,6 +127,27 @@ const CHECKS: readonly Check[] = [
     );
     expect(err instanceof context.lib.ServiceHttpError, `got ${err.name}`);
     expect(err.status === 401, `status ${String(err.status)}`);
+  }],
+  ["a dropped connection rejects with ServiceNetworkError", async (context) => {
+    const err = await rejection(client(context, "/reset").request("{ hello }"));
+    expect(err instanceof context.lib.ServiceNetworkError, `got ${err.name}: ${err.message}`);
+    expect(err.code === "NETWORK_ERROR", `code ${String(err.code)}`);
+  }],
+  ["a 503 with Retry-After: 0 is retried at once: the header is read (cross-origin too)", async (context) => {
+    // Without the header, the backoff would wait a random time up to 10^9 ms, past the timeout's
+    // deadline: the client would then throw the 503 at once instead of retrying.
+    const retried = new context.lib.ServiceClient({
+      url: `${context.base}/retry-after/graphql`,
+      auth: MODES[0]![1],
+      retry: { attempts: 2, baseDelayMs: 1e9, maxDelayMs: 1e9 },
+    });
+    const message = `retry ${Math.random()}`;
+    const data = await retried.request<{ echo: string }, { m: string }>(
+      "query Echo($m: String!) { echo(message: $m) }",
+      { m: message },
+      { timeoutMs: 5_000 },
+    );
+    expect(data.echo === message, `echo was ${data.echo}`);
   }],
   ["a field error rejects with ServiceGraphQLError carrying the partial data", async (context) => {
     const err = await rejection(client(context).request("{ hello secret }"));
