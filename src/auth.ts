@@ -197,8 +197,8 @@ const FIELDS = {
  * values by type only: a secret never appears. A key, token or credentials read through a property
  * getter is not read here: the getter runs per attempt only, where its value is checked.
  *
- * @throws {TypeError} For a non-object, an unknown `type`, a missing, empty or mistyped field, or
- * a field of another mode.
+ * @throws {TypeError} For a non-object, an unknown `type`, a missing, empty or mistyped field, a
+ * key, token or credentials a header cannot carry (a line break, say), or a field of another mode.
  */
 export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   const type = isObject(auth) && auth.type;
@@ -230,8 +230,12 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
       const problem = credentialsProblem(value);
       if (problem) throw invalid(`Invalid auth.credentials: ${problem}`);
     }
-  } else if (typeof value !== "function" && (typeof value !== "string" || !value)) {
-    throw invalidValue(`auth.${field}`, "a non-empty string or a function", value, false, true);
+  } else if (typeof value !== "function") {
+    if (typeof value !== "string" || !value) {
+      throw invalidValue(`auth.${field}`, "a non-empty string or a function", value, false, true);
+    }
+    const problem = headerProblem(value);
+    if (problem) throw invalid(`Invalid auth.${field}: ${problem}`);
   }
 }
 
@@ -298,8 +302,8 @@ function headerOf(
   if (typeof value !== "string" || value !== checked.sendable) {
     const problem = typeof value === "string" && value
       ? headerProblem(value)
-      : `returned ${describe(value, true)}, expected a non-empty string`;
-    if (problem) throw new ServiceAuthError(field, problem);
+      : `${describe(value, true)}, expected a non-empty string`;
+    if (problem) throw new ServiceAuthError(field, `returned ${problem}`);
     checked.sendable = value as string;
   }
   return [header, value as string];
@@ -344,7 +348,8 @@ function credentialsProblem(value: unknown): string | undefined {
   if (sessionToken !== undefined && typeof sessionToken !== "string") {
     return `sessionToken must be a string when given, current value is ${describe(sessionToken, true)}`;
   }
-  return headerProblem(`${accessKeyId}${sessionToken ?? ""}`);
+  const problem = headerProblem(`${accessKeyId}${sessionToken ?? ""}`);
+  return problem && `accessKeyId or sessionToken is ${problem}`;
 }
 
 /**
@@ -354,6 +359,6 @@ function credentialsProblem(value: unknown): string | undefined {
  */
 function headerProblem(value: string): string | undefined {
   return /[^\t\x20-\x7e\x80-\xff]/.test(value)
-    ? "returned a value that cannot be sent in a header (a control character, or non-Latin-1)"
+    ? "a value that cannot be sent in a header (a control character, or non-Latin-1)"
     : undefined;
 }

@@ -244,13 +244,31 @@ const CONSTRUCTION: ReadonlyArray<[string, unknown, ErrorConstructor | RangeErro
     "iam accessKeyId with a line break (it goes into the Authorization header)",
     { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, accessKeyId: "AKID\r\nx-injected: 1" } } },
     TypeError,
-    /Invalid auth.credentials: returned a value that cannot be sent in a header/,
+    /^Invalid auth.credentials: accessKeyId or sessionToken is a value that cannot be sent in a header \(/,
   ],
   [
     "iam sessionToken with a line break",
     { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, sessionToken: "token\nx" } } },
     TypeError,
-    /Invalid auth.credentials: returned a value that cannot be sent in a header/,
+    /^Invalid auth.credentials: accessKeyId or sessionToken is a value that cannot be sent in a header \(/,
+  ],
+  [
+    "an API key with a trailing line break (a key read from a file): refused here, not at each request",
+    { url: URL_, auth: { type: "apiKey", apiKey: `${API_KEY}\n` } },
+    TypeError,
+    /^Invalid auth.apiKey: a value that cannot be sent in a header \(a control character, or non-Latin-1\)$/,
+  ],
+  [
+    "a JWT with a non-Latin-1 character",
+    { url: URL_, auth: { type: "userpool", jwtToken: "eyJ.✓" } },
+    TypeError,
+    /^Invalid auth.jwtToken: a value that cannot be sent in a header/,
+  ],
+  [
+    "a lambda token with NUL",
+    { url: URL_, auth: { type: "lambda", authorizationToken: "token\0" } },
+    TypeError,
+    /^Invalid auth.authorizationToken: a value that cannot be sent in a header/,
   ],
   [
     "retry not an object",
