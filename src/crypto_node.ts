@@ -17,7 +17,7 @@ export type MaybePromise<T> = T | Promise<T>;
 /**
  * An HMAC-SHA256 key ready to sign with: a secret `KeyObject` on Node and Bun, where HMAC with one is
  * faster than with raw bytes (by a fifth on Node 20); the secret itself on Deno, where it is slower,
- * and on runtimes without `createSecretKey` (Bun before 1.1).
+ * and on runtimes without `createSecretKey` (Bun 1.0.0, for one).
  */
 export type HmacKey = nodeCrypto.KeyObject | string | Uint8Array;
 

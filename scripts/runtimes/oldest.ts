@@ -1,11 +1,11 @@
 /**
  * The oldest runtimes the spec names ("Deno 1.40 or later, and Bun 1.0 or later"), as old as npm
- * has them: Deno 1.46.3 (npm has no Deno from 1.40 to 1.45) and Bun 1.0.0, both from
+ * has them: Deno 1.46.0 (npm has no Deno from 1.40 to 1.45) and Bun 1.0.0, both from
  * .ci/node_modules (`npm install --prefix .ci`). Neither runs `node:test` files (Bun 1.0 finds no
  * test in them; Deno 1 cannot read this repository's Deno 2 lock), so each runs the checks of
  * `checks/checks.ts`, as the browser, worker and edge runs do:
  *
- * - Deno 1.46.3 on the source, as JSR serves it: `deno check` of both entries with its TypeScript
+ * - Deno 1.46.0 on the source, as JSR serves it: `deno check` of both entries with its TypeScript
  *   (5.5), then the checks through `checks/deno1_entry.ts`. The import map gives `graphql` the
  *   `npm:` specifier that publishing to JSR writes in its place.
  * - Bun 1.0.0 on the built package, installed as a dependency would be (a `node_modules` link),
@@ -43,11 +43,20 @@ const RESULTS_MARKER = "checks: ";
 
 const CHECKS_DIR = new URL("./checks/", import.meta.url).pathname;
 
-/** The lines an entry printed, or one failed line holding its output when it printed none. */
+/**
+ * The lines an entry printed, then one for its exit: an error thrown after the checks (an uncaught
+ * one, an unhandled rejection) makes the runtime exit with another code than 0, and fails the run.
+ */
 function checkLines(child: { code: number; output: string }, name: string): CheckLine[] {
   const line = child.output.split("\n").find((text) => text.startsWith(RESULTS_MARKER));
-  if (line !== undefined) return JSON.parse(line.slice(RESULTS_MARKER.length)) as CheckLine[];
-  return [{ name, ok: false, ms: 0, error: `exit ${child.code}: ${child.output}` }];
+  const lines = line === undefined ? [] : JSON.parse(line.slice(RESULTS_MARKER.length)) as CheckLine[];
+  const exited = child.code === 0 && line !== undefined;
+  return [...lines, {
+    name,
+    ok: exited,
+    ms: 0,
+    ...(exited ? {} : { error: `exit ${child.code}: ${child.output}` }),
+  }];
 }
 
 /** The first line a binary prints for `--version`, or a clear error when it does not run. */
@@ -85,7 +94,11 @@ async function runDeno1(base: string, work: string): Promise<RunResult> {
   };
   const entry = join(CHECKS_DIR, "deno1_entry.ts");
   const run = await capture(OLDEST.deno, ["run", "--allow-net", ...flags, entry, base], env);
-  return reportChecks(label, [checked, ...checkLines(run, "the checks ran under Deno 1")], started);
+  return reportChecks(
+    label,
+    [checked, ...checkLines(run, "the checks ran, and Deno exited with 0")],
+    started,
+  );
 }
 
 /** Bun 1.0 on the built package, imported and required by its name. */
@@ -99,7 +112,7 @@ async function runBun1(base: string, work: string): Promise<RunResult> {
   const entry = join(work, "bun1_entry.ts");
   copyFileSync(join(CHECKS_DIR, "bun1_entry.ts"), entry);
   const run = await capture(OLDEST.bun, [entry, base, join(CHECKS_DIR, "checks.ts")]);
-  return reportChecks(label, checkLines(run, "the checks ran under Bun 1.0"), started);
+  return reportChecks(label, checkLines(run, "the checks ran, and Bun exited with 0"), started);
 }
 
 /**

@@ -11,8 +11,10 @@
  * splitting, `es2022` so that the package's own syntax reaches the engine unchanged) of
  * `checks/browser_page.ts` with the package, served on 127.0.0.1 (a secure context, so
  * `crypto.subtle` is there for iam) and calling the endpoint on another origin (CORS). The page
- * POSTs its results back to `/results`, and any error that escapes on the page to `/problems`: one
- * fails the run, as a failed check of its own.
+ * POSTs its results back to `/results`, with every error that escaped on the page until then (each
+ * is also POSTed at once to `/problems`, for a module that never loads): one fails the run, as a
+ * failed check of its own. A browser that exits, or sends nothing, fails the run too, and one that
+ * hangs is killed.
  *
  * Usage: `deno task test:webkit-firefox` (`--no-build` to use npm/ as built). Needs `cog` and
  * `firefox-esr` (`apt-get install cog firefox-esr`).
@@ -28,26 +30,44 @@ import { join } from "node:path";
 import { bundle, stopBundler } from "../npm/bundle.ts";
 import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
 import { startRuntimeEndpoint } from "./endpoint.ts";
+import type { Endpoint } from "../../tests/_server.ts";
 
 /** How long the page may take to POST its results. */
 const RESULTS_TIMEOUT_MS = 60_000;
 /** How long to wait for the results after the page reported an error (a module that failed to load sends none). */
 const AFTER_PROBLEM_MS = 3_000;
+/** How long a browser may take to exit after SIGTERM before SIGKILL, and then before the run goes on without it. */
+const EXIT_WAIT_MS = 5_000;
 
-/** The page: a classic script that reports errors, then the application bundle. */
+/**
+ * The page: a classic script that records every error that escapes (and POSTs it at once, for a
+ * module that never loads), then the application bundle, which POSTs its results together with the
+ * errors recorded until then.
+ */
 const PAGE = `<!doctype html><meta charset="utf-8"><title>service-client</title>
 <script>
-  const problem = (text) => fetch("/problems", { method: "POST", body: String(text) });
+  const problems = (globalThis.__problems = []);
+  const problem = (text) => {
+    problems.push(String(text));
+    fetch("/problems", { method: "POST", body: String(text) });
+  };
   addEventListener("error", (event) => problem("page error: " + event.message));
   addEventListener("unhandledrejection", (event) => problem("unhandled rejection: " + event.reason));
 </script>
 <script type="module" src="/app/page.js"></script>`;
 
+/** What the page POSTs to `/results` (see checks/browser_page.ts). */
+interface PageReport {
+  readonly results: CheckLine[];
+  readonly problems: string[];
+}
+
 /** What the page sent back. */
 interface Received {
-  readonly results: Promise<string>;
+  readonly report: Promise<PageReport>;
+  /** The errors POSTed one by one. */
   readonly problems: string[];
-  /** Resolves at the first problem. */
+  /** Resolves at the first of them. */
   readonly problem: Promise<void>;
 }
 
@@ -58,7 +78,9 @@ async function serve(
   const problems: string[] = [];
   let deliver: (text: string) => void = () => {};
   let flag: () => void = () => {};
-  const results = new Promise<string>((resolve) => deliver = resolve);
+  const report = new Promise<string>((resolve) => deliver = resolve).then((text) =>
+    JSON.parse(text) as PageReport
+  );
   const problem = new Promise<void>((resolve) => flag = resolve);
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://x").pathname;
@@ -85,7 +107,7 @@ async function serve(
   return {
     server,
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    results,
+    report,
     problems,
     problem,
   };
@@ -137,59 +159,107 @@ async function versionOf(browser: LaunchedBrowser): Promise<string> {
   }
 }
 
+/** Resolves after `ms`, or with `undefined` at once when `promise` settles first. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), ms)),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Ends a browser: SIGTERM to its `timeout`, which passes it on to the browser's process group and
+ * sends SIGKILL there after {@link EXIT_WAIT_MS}; SIGKILL to `timeout` itself if it is still there.
+ * Returns its output, unless its pipes stay open.
+ */
+async function stop(child: Deno.ChildProcess, output: Promise<Deno.CommandOutput>): Promise<string> {
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    try {
+      child.kill(signal);
+    } catch {
+      break; // it has exited
+    }
+    if (await within(child.status, 2 * EXIT_WAIT_MS)) break;
+  }
+  const ended = await within(output, EXIT_WAIT_MS);
+  if (!ended) return "(its output pipes stayed open)";
+  const decoder = new TextDecoder();
+  return decoder.decode(ended.stdout) + decoder.decode(ended.stderr);
+}
+
 /** Loads the page in one browser and gathers its results. */
 async function runIn(browser: LaunchedBrowser, files: ReadonlyMap<string, string>): Promise<RunResult> {
   const label = browser.label(await versionOf(browser));
   console.log(label);
   const started = performance.now();
   const profile = mkdtempSync(join(tmpdir(), "service-client-browser-"));
-  const { endpoint, base } = await startRuntimeEndpoint();
-  const { server, origin, results, problems, problem } = await serve(files);
-  const url = `${origin}/?endpoint=${encodeURIComponent(base)}&any=${browser.abortSignalAny ? 1 : 0}&post=1`;
-  const child = new Deno.Command(browser.command, {
-    args: browser.args(url, profile),
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const output = child.output();
+  let endpoint: Endpoint | undefined;
+  let served: Awaited<ReturnType<typeof serve>> | undefined;
+  let child: Deno.ChildProcess | undefined;
+  let output: Promise<Deno.CommandOutput> | undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
+  let settled = false;
   const failAfter = (ms: number, message: string) =>
-    new Promise<never>((_, reject) => timers.push(setTimeout(() => reject(new Error(message)), ms)));
+    new Promise<never>((_, reject) => {
+      if (!settled) timers.push(setTimeout(() => reject(new Error(message)), ms));
+    });
   let lines: CheckLine[];
   try {
-    const text = await Promise.race([
-      results,
+    const runtime = await startRuntimeEndpoint();
+    endpoint = runtime.endpoint;
+    served = await serve(files);
+    const url = `${served.origin}/?endpoint=${encodeURIComponent(runtime.base)}&any=${
+      browser.abortSignalAny ? 1 : 0
+    }&post=1`;
+    // Under coreutils' timeout, in a process group of its own: a signal to timeout reaches the
+    // browser's helper processes too, and it kills them all if they outlive the run's own limit.
+    child = new Deno.Command("timeout", {
+      args: [
+        `--kill-after=${EXIT_WAIT_MS / 1000}`,
+        String(RESULTS_TIMEOUT_MS / 1000 + 30),
+        browser.command,
+        ...browser.args(url, profile),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    output = child.output();
+    const report = await Promise.race([
+      served.report,
       failAfter(RESULTS_TIMEOUT_MS, `no results within ${RESULTS_TIMEOUT_MS} ms`),
-      problem.then(() => failAfter(AFTER_PROBLEM_MS, `no results within ${AFTER_PROBLEM_MS} ms of an error`)),
+      served.problem.then(() =>
+        failAfter(AFTER_PROBLEM_MS, `no results within ${AFTER_PROBLEM_MS} ms of an error`)
+      ),
+      child.status.then(({ code }) =>
+        Promise.reject(new Error(`the browser exited (code ${code}) before posting results`))
+      ),
     ]);
-    lines = JSON.parse(text) as CheckLine[];
-    lines.push({
+    // The report holds every error recorded before it was sent; one POSTed alone may also have arrived.
+    const problems = [...new Set([...report.problems, ...served.problems])];
+    lines = [...report.results, {
       name: "no error escaped on the page",
       ok: problems.length === 0,
       ms: 0,
       ...(problems.length ? { error: problems.join("\n") } : {}),
-    });
+    }];
   } catch (err) {
-    child.kill();
-    const { stdout, stderr } = await output;
-    const decoder = new TextDecoder();
+    const said = child && output ? await stop(child, output) : "";
     lines = [{
       name: "the page ran its checks",
       ok: false,
       ms: 0,
-      error: [String(err), ...problems, decoder.decode(stdout), decoder.decode(stderr)].join("\n"),
+      error: [String(err), ...(served?.problems ?? []), said].join("\n"),
     }];
   } finally {
+    settled = true;
     timers.forEach(clearTimeout);
-    try {
-      child.kill();
-    } catch {
-      // already ended
+    if (child && output) await stop(child, output);
+    await endpoint?.close();
+    if (served) {
+      served.server.closeAllConnections();
+      await new Promise((resolve) => served!.server.close(resolve));
     }
-    await output;
-    await endpoint.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
     rmSync(profile, { recursive: true, force: true });
   }
   return reportChecks(label, lines, started);
