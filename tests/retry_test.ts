@@ -223,7 +223,9 @@ describe("retry", () => {
       const url = flaky("abort-in-backoff", 503, 10);
       const controller = new AbortController();
       const started = Date.now();
-      const pending = client(url, { retry: { attempts: 5, baseDelayMs: 10_000, maxDelayMs: 10_000 } })
+      // A wait drawn from [0, 10^9) ms: below the 25 ms before the abort once in 40 million runs
+      // (with 10 s, once in 400 runs: it happened, and the test saw a second attempt).
+      const pending = client(url, { retry: { attempts: 5, baseDelayMs: 1e9, maxDelayMs: 1e9 } })
         .request("{ hello }", undefined, { signal: controller.signal });
       // The first attempt fails fast; abort once it has been received.
       while (requestsTo("abort-in-backoff") < 1) await new Promise((r) => setTimeout(r, 5));

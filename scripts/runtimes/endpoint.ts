@@ -5,7 +5,8 @@
  * 20 minutes behind (for clock-skew correction, which in a browser reads the server's time from
  * the refusal's message: the endpoint's CORS headers do not expose `Date`); `/reset/graphql` drops
  * the connection without an answer; `/retry-after/graphql` answers a body it has not seen before
- * with 503 and `Retry-After: 0` (exposed to CORS), and as `/graphql` the second time.
+ * with 503 and `Retry-After: 0` (exposed to CORS), and as `/graphql` the second time;
+ * `/redirect/graphql` redirects (302) to `/graphql`, which would answer.
  *
  * @module
  */
@@ -34,6 +35,10 @@ export async function startRuntimeEndpoint(): Promise<RuntimeEndpoint> {
   });
   endpoint.route("skewed", (_request, _response, _count, pass) => pass(-20 * 60_000));
   endpoint.route("reset", (_request, response) => void response.socket?.destroy());
+  endpoint.route(
+    "redirect",
+    (_request, response) => void response.writeHead(302, { location: "/graphql" }).end(),
+  );
   const seen = new Set<string>();
   endpoint.route("retry-after", (request, response, _count, pass) => {
     if (seen.has(request.body)) return pass();

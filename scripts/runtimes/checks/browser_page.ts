@@ -22,6 +22,7 @@ const results: CheckResult[] = await runChecks({
   sigv4,
   base: params.get("endpoint") ?? "",
   abortSignalAny: params.get("any") === "1",
+  hidesRedirects: true,
 });
 (globalThis as { __results?: CheckResult[] }).__results = results;
 if (params.get("post") === "1") {

@@ -29,6 +29,8 @@ export interface CheckContext {
   readonly sigv4: typeof Sigv4;
   /** The endpoint's base URL, `http://127.0.0.1:PORT` (routes: `/graphql`, and those of scripts/runtimes/endpoint.ts). */
   readonly base: string;
+  /** Whether the runtime hides a redirect behind an opaque response of status 0, as browsers do. */
+  readonly hidesRedirects?: boolean;
   /** Whether this run expects `AbortSignal.any` to exist (undefined: either is fine). */
   readonly abortSignalAny?: boolean;
   /** Only the checks whose name starts with one of these (all when absent). */
@@ -133,6 +135,15 @@ const CHECKS: readonly Check[] = [
     expect(err instanceof context.lib.ServiceNetworkError, `got ${err.name}: ${err.message}`);
     expect(err.code === "NETWORK_ERROR", `code ${String(err.code)}`);
   }],
+  [
+    "a redirect is not followed: ServiceHttpError, status 302 (0 in a browser, which hides it)",
+    async (context) => {
+      const err = await rejection(client(context, "/redirect").request("{ hello }"));
+      expect(err instanceof context.lib.ServiceHttpError, `got ${err.name}: ${err.message}`);
+      const expected = context.hidesRedirects ? 0 : 302;
+      expect(err.status === expected, `status ${String(err.status)}, expected ${expected}`);
+    },
+  ],
   ["a 503 with Retry-After: 0 is retried at once: the header is read (cross-origin too)", async (context) => {
     // Without the header, the backoff would wait a random time up to 10^9 ms, past the timeout's
     // deadline: the client would then throw the 503 at once instead of retrying.
