@@ -2,7 +2,10 @@
  * The npm package's declaration files compile for consumers on TypeScript 5 (deno.json's
  * `typescript5`), with `moduleResolution` `node16` (an ESM and a CJS file), `bundler` and `node10`,
  * and `skipLibCheck` off: attw checks that the types resolve; this checks that they compile, and
- * that project/consumer.ts type-checks against them as it would in a consumer's project.
+ * that project/consumer.ts type-checks against them as it would in a consumer's project. Then
+ * again on TypeScript 4.8 (`typescript48`), the oldest that compiles them, in the modes it has:
+ * `node16`, and `node10` under its older name `node` (4.7 types `Error.cause` as an `Error`,
+ * which our errors' `cause: unknown` does not fit).
  *
  * Each mode gets a project in a temporary folder: project/'s tsconfig and consumer, and a
  * node_modules that links the built package (npm/) and its peers (`graphql`,
@@ -86,14 +89,23 @@ function declarations(entry: Entry, root: string): string {
   return join(root, path);
 }
 
-let ts: typeof TS;
+/** A TypeScript to compile with, and the modes it runs. */
+interface Compiler {
+  readonly module: "typescript5" | "typescript48";
+  readonly version: RegExp;
+  readonly modes: readonly string[];
+}
+
+const COMPILERS: readonly Compiler[] = [
+  { module: "typescript5", version: /^5\./, modes: MODES.map(({ mode }) => mode) },
+  { module: "typescript48", version: /^4\.8\./, modes: ["node16", "node10"] },
+];
+
 let dir: string;
 let bareDir: string | undefined;
 
-before(async () => {
+before(() => {
   if (!built) return;
-  const module = await import("typescript5");
-  ts = module.default as unknown as typeof TS;
   dir = realpathSync(mkdtempSync(join(tmpdir(), "consumers-")));
   const link = (modules: string, name: string, target: string) => {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
@@ -116,72 +128,90 @@ after(() => {
   if (bareDir) rmSync(bareDir, { recursive: true, force: true });
 });
 
-describe(
-  "the npm package's types compile for consumers on TypeScript 5",
-  { skip: built ? false : SKIPPED },
-  () => {
-    it("runs TypeScript 5", () => {
-      assert.match(ts.version, /^5\./);
-    });
-
-    for (const { mode, consumer, files, peers } of MODES) {
-      const what = peers ? `moduleResolution ${mode}` : `${mode} (no peers, no DOM types)`;
-      const noTypes = !peers && !existsSync(NODE_TYPES) &&
-        `${NODE_TYPES} is missing: run \`npm install --prefix .ci\``;
-      it(
-        `${what}: ${Object.keys(files).join(" and ")} compile against the package`,
-        { skip: noTypes },
-        () => {
-          const project = join(dir, mode);
-          mkdirSync(project);
-          const tsconfig = join(project, "tsconfig.json");
-          copyFileSync(join(HERE, "project", `tsconfig.${mode}.json`), tsconfig);
-          for (const file of Object.keys(files)) {
-            copyFileSync(join(HERE, "project", consumer), join(project, file));
-          }
-          symlinkSync(
-            join(peers ? dir : bareDir!, "node_modules"),
-            join(project, "node_modules"),
-            "dir",
-          );
-
-          const { config, error } = ts.readConfigFile(tsconfig, ts.sys.readFile);
-          assert.equal(error, undefined);
-          const parsed = ts.parseJsonConfigFileContent(config, ts.sys, project);
-          assert.deepEqual(
-            parsed.errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, "\n")),
-            [],
-          );
-          const program = ts.createProgram(parsed.fileNames, parsed.options);
-          const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-            const where = diagnostic.file
-              ? `${diagnostic.file.fileName}:${
-                diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1
-              }`
-              : "";
-            return `${where} TS${diagnostic.code}: ${
-              ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")
-            }`;
-          });
-          assert.deepEqual(diagnostics, []);
-
-          const loaded = new Set(program.getSourceFiles().map((file) => file.fileName));
-          if (!peers) {
-            const peerFiles = [...loaded].filter((file) => PEERS.some((peer) => file.includes(`/${peer}/`)));
-            assert.deepEqual(peerFiles, [], "no peer is installed, so none is loaded");
-          }
-          const root = peers ? realpathSync(NPM) : join(bareDir!, "node_modules", "@seed", "service-client");
-          const ours = [...loaded].filter((file) => file.startsWith(root));
-          for (const [file, entry] of Object.entries(files)) {
-            assert.ok(loaded.has(join(project, file)), `${file} is compiled`);
-            const expected = declarations(entry, root);
-            assert.ok(
-              loaded.has(expected),
-              `${file} loads ${expected}; the package files loaded: ${ours.join(", ")}`,
+for (const compiler of COMPILERS) {
+  describe(
+    `the npm package's types compile for consumers on ${compiler.module}`,
+    { skip: built ? false : SKIPPED },
+    () => {
+      let ts: typeof TS;
+      before(async () => {
+        const module = compiler.module === "typescript5"
+          ? await import("typescript5")
+          : await import("typescript48");
+        ts = module.default as unknown as typeof TS;
+      });
+      it(`runs TypeScript ${compiler.version.source}`, () => {
+        assert.match(ts.version, compiler.version);
+      });
+      for (
+        const { mode, consumer, files, peers } of MODES.filter(({ mode }) => compiler.modes.includes(mode))
+      ) {
+        const what = peers ? `moduleResolution ${mode}` : `${mode} (no peers, no DOM types)`;
+        const noTypes = !peers && !existsSync(NODE_TYPES) &&
+          `${NODE_TYPES} is missing: run \`npm install --prefix .ci\``;
+        it(
+          `${what}: ${Object.keys(files).join(" and ")} compile against the package`,
+          { skip: noTypes },
+          () => {
+            const project = join(dir, `${compiler.module}-${mode}`);
+            mkdirSync(project);
+            const tsconfig = join(project, "tsconfig.json");
+            copyFileSync(join(HERE, "project", `tsconfig.${mode}.json`), tsconfig);
+            for (const file of Object.keys(files)) {
+              copyFileSync(join(HERE, "project", consumer), join(project, file));
+            }
+            symlinkSync(
+              join(peers ? dir : bareDir!, "node_modules"),
+              join(project, "node_modules"),
+              "dir",
             );
-          }
-        },
-      );
-    }
-  },
-);
+
+            const { config, error } = ts.readConfigFile(tsconfig, ts.sys.readFile);
+            assert.equal(error, undefined);
+            // TypeScript before 5.0 calls node10 `node`.
+            if (/^4\./.test(ts.version) && config.compilerOptions.moduleResolution === "node10") {
+              config.compilerOptions.moduleResolution = "node";
+            }
+            const parsed = ts.parseJsonConfigFileContent(config, ts.sys, project);
+            assert.deepEqual(
+              parsed.errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, "\n")),
+              [],
+            );
+            const program = ts.createProgram(parsed.fileNames, parsed.options);
+            const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+              const where = diagnostic.file
+                ? `${diagnostic.file.fileName}:${
+                  diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1
+                }`
+                : "";
+              return `${where} TS${diagnostic.code}: ${
+                ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")
+              }`;
+            });
+            assert.deepEqual(diagnostics, []);
+
+            const loaded = new Set(program.getSourceFiles().map((file) => file.fileName));
+            if (!peers) {
+              const peerFiles = [...loaded].filter((file) =>
+                PEERS.some((peer) => file.includes(`/${peer}/`))
+              );
+              assert.deepEqual(peerFiles, [], "no peer is installed, so none is loaded");
+            }
+            const root = peers
+              ? realpathSync(NPM)
+              : join(bareDir!, "node_modules", "@seed", "service-client");
+            const ours = [...loaded].filter((file) => file.startsWith(root));
+            for (const [file, entry] of Object.entries(files)) {
+              assert.ok(loaded.has(join(project, file)), `${file} is compiled`);
+              const expected = declarations(entry, root);
+              assert.ok(
+                loaded.has(expected),
+                `${file} loads ${expected}; the package files loaded: ${ours.join(", ")}`,
+              );
+            }
+          },
+        );
+      }
+    },
+  );
+}

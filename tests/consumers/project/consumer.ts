@@ -36,7 +36,7 @@ export async function main(): Promise<void> {
   const post: Post = await client.request(PostQuery, { id: "1" }, { timeoutMs: 1_000 });
   const hello: { hello: string } = await client.query<{ hello: string }>("{ hello }");
   const raw: GraphQLResult<Post> = await client.requestRaw(PostQuery, { id: "1" });
-  const schema: IntrospectionQuery = await client.introspect({ signal: AbortSignal.timeout(5_000) });
+  const schema: IntrospectionQuery = await client.introspect({ signal: new AbortController().signal });
   const headers: Headers = await signRequest(
     { method: "POST", url: "https://x.test/graphql", body: "{}" },
     { region: "us-east-1", service: "appsync", credentials: { accessKeyId: "A", secretAccessKey: "S" } },
