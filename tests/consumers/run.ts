@@ -5,7 +5,9 @@
  * that project/consumer.ts type-checks against them as it would in a consumer's project. Then
  * again on TypeScript 4.8 (`typescript48`), the oldest that compiles them, in the modes it has:
  * `node16`, and `node10` under its older name `node` (4.7 types `Error.cause` as an `Error`,
- * which our errors' `cause: unknown` does not fit).
+ * which our errors' `cause: unknown` does not fit). On each, the type tests of tests/types compile
+ * against the package's declarations too, so each mistake they make is still an error there (an
+ * unused `@ts-expect-error` is one), and each inferred type still what they assert.
  *
  * Each mode gets a project in a temporary folder: project/'s tsconfig and consumer, and a
  * node_modules that links the built package (npm/) and its peers (`graphql`,
@@ -27,10 +29,12 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -101,6 +105,53 @@ const COMPILERS: readonly Compiler[] = [
   { module: "typescript48", version: /^4\.8\./, modes: ["node16", "node10"] },
 ];
 
+/** The type tests, and what each compiler compiles of them (gql.tada's own types need TypeScript 5). */
+const CASES = join(ROOT, "tests", "types");
+const CASES_FOR: Readonly<Record<Compiler["module"], (name: string) => boolean>> = {
+  typescript5: () => true,
+  typescript48: (name) => name !== "tada_cases.ts",
+};
+/** deno.json's strictness, which the type tests are written for. */
+const CASES_OPTIONS = {
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  skipLibCheck: false,
+  noEmit: true,
+  target: "es2022",
+  lib: ["es2022", "dom"],
+  types: [],
+  module: "node16",
+  moduleResolution: "node16",
+};
+
+/**
+ * Compiles a project and fails on any diagnostic, an unused `@ts-expect-error` (TS2578) included.
+ *
+ * @returns The program, to see which files it loaded.
+ */
+function compile(ts: typeof TS, tsconfig: string): TS.Program {
+  const { config, error } = ts.readConfigFile(tsconfig, ts.sys.readFile);
+  assert.equal(error, undefined);
+  // TypeScript before 5.0 calls node10 `node`.
+  if (/^4\./.test(ts.version) && config.compilerOptions.moduleResolution === "node10") {
+    config.compilerOptions.moduleResolution = "node";
+  }
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, dirname(tsconfig));
+  assert.deepEqual(parsed.errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, "\n")), []);
+  const program = ts.createProgram(parsed.fileNames, parsed.options);
+  const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const where = diagnostic.file
+      ? `${diagnostic.file.fileName}:${
+        diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1
+      }`
+      : "";
+    return `${where} TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")}`;
+  });
+  assert.deepEqual(diagnostics, []);
+  return program;
+}
+
 let dir: string;
 let bareDir: string | undefined;
 
@@ -113,7 +164,9 @@ before(() => {
   };
   const modules = join(dir, "node_modules");
   link(modules, "@seed/service-client", NPM);
-  for (const peer of PEERS) link(modules, peer, realpathSync(join(ROOT, "node_modules", peer)));
+  for (const peer of [...PEERS, "gql.tada"]) {
+    link(modules, peer, realpathSync(join(ROOT, "node_modules", peer)));
+  }
   // A copy, not a link, in a folder of its own: TypeScript looks for `graphql` in every node_modules
   // above the package's real path, which must reach neither the repository's nor the one above.
   if (!existsSync(NODE_TYPES)) return;
@@ -143,6 +196,25 @@ for (const compiler of COMPILERS) {
       it(`runs TypeScript ${compiler.version.source}`, () => {
         assert.match(ts.version, compiler.version);
       });
+      it("the type tests (tests/types) compile against the package: every mistake they make is still an error", () => {
+        const project = join(dir, `${compiler.module}-cases`);
+        mkdirSync(project);
+        const names = readdirSync(CASES).filter((name) =>
+          name.endsWith(".ts") && CASES_FOR[compiler.module](name)
+        );
+        assert.ok(names.length >= 8, `the case files: ${names.join(", ")}`);
+        for (const name of names) {
+          const source = readFileSync(join(CASES, name), "utf8")
+            .replaceAll('"../../mod.ts"', '"@seed/service-client"')
+            .replace(/from "\.\/(\w+)\.ts"/g, 'from "./$1"');
+          assert.ok(!source.includes("../"), `${name} imports nothing else from the repository`);
+          writeFileSync(join(project, name), source);
+        }
+        const tsconfig = join(project, "tsconfig.json");
+        writeFileSync(tsconfig, JSON.stringify({ compilerOptions: CASES_OPTIONS, include: ["*.ts"] }));
+        symlinkSync(join(dir, "node_modules"), join(project, "node_modules"), "dir");
+        compile(ts, tsconfig);
+      });
       for (
         const { mode, consumer, files, peers } of MODES.filter(({ mode }) => compiler.modes.includes(mode))
       ) {
@@ -166,29 +238,7 @@ for (const compiler of COMPILERS) {
               "dir",
             );
 
-            const { config, error } = ts.readConfigFile(tsconfig, ts.sys.readFile);
-            assert.equal(error, undefined);
-            // TypeScript before 5.0 calls node10 `node`.
-            if (/^4\./.test(ts.version) && config.compilerOptions.moduleResolution === "node10") {
-              config.compilerOptions.moduleResolution = "node";
-            }
-            const parsed = ts.parseJsonConfigFileContent(config, ts.sys, project);
-            assert.deepEqual(
-              parsed.errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, "\n")),
-              [],
-            );
-            const program = ts.createProgram(parsed.fileNames, parsed.options);
-            const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-              const where = diagnostic.file
-                ? `${diagnostic.file.fileName}:${
-                  diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1
-                }`
-                : "";
-              return `${where} TS${diagnostic.code}: ${
-                ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")
-              }`;
-            });
-            assert.deepEqual(diagnostics, []);
+            const program = compile(ts, tsconfig);
 
             const loaded = new Set(program.getSourceFiles().map((file) => file.fileName));
             if (!peers) {

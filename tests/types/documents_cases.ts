@@ -1,9 +1,9 @@
 /**
  * Type tests: documents (spec section 4, typing rules 1 and 2). A string document takes
  * `<Response, Variables>` in that order; a typed document (`TypedDocumentNode`, codegen's
- * `TypedDocumentString`, gql.tada's `TadaDocumentNode`) carries both types, and the variables
- * argument is checked against them: required when the operation has a required variable, optional
- * when it has none or only optional ones.
+ * `TypedDocumentString`, and gql.tada's `TadaDocumentNode` in tada_cases.ts) carries both types,
+ * and the variables argument is checked against them: required when the operation has a required
+ * variable, optional when it has none or only optional ones.
  *
  * Nothing here runs: `deno task check` compiles it, and tests/types_test.ts checks that each
  * `@ts-expect-error` fails with the error code it names.
@@ -13,7 +13,6 @@
 
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { DocumentNode as GraphQLDocumentNode } from "graphql";
-import type { TadaDocumentNode } from "gql.tada";
 import type { Document, RequestArgs, RequestOptions, ServiceClient, Variables } from "../../mod.ts";
 import { assertType, type IsExact } from "./_assert.ts";
 import type { Exact, InputMaybe, NoVariables, TypedDocumentString } from "./_codegen_shapes.ts";
@@ -37,9 +36,6 @@ declare const parsed: GraphQLDocumentNode;
 declare const PostString: TypedDocumentString<Post, Exact<{ id: string | number }>>;
 declare const PostsString: TypedDocumentString<Posts, Exact<{ limit?: InputMaybe<number> }>>;
 declare const HelloString: TypedDocumentString<Hello, NoVariables>;
-
-declare const PostTada: TadaDocumentNode<Post, { id: string | number }>;
-declare const PostsTada: TadaDocumentNode<Posts, { limit?: number | null | undefined }>;
 
 /** `RequestArgs`: variables required when a variable is required, optional otherwise. */
 export function requestArgs(): void {
@@ -70,7 +66,7 @@ export async function stringDocuments(): Promise<void> {
   await client.request<Posts, PostsVariables>(POSTS, { limit: 1 });
   await client.request<Posts, PostsVariables>(POSTS, { limit: null });
   await client.request<Posts, PostsVariables>(POSTS, undefined, { operationName: "Posts" });
-  await client.request<Hello>("{ hello }", undefined, { signal: AbortSignal.timeout(1_000) });
+  await client.request<Hello>("{ hello }", undefined, { signal: new AbortController().signal });
   const queried = await client.query<Post, PostVariables>(POST, { id: "1" });
   assertType<IsExact<typeof queried, Post>>();
   const mutated = await client.mutate<{ addPost: { id: string } }, { title: string }>(
@@ -151,24 +147,4 @@ export async function typedDocumentStringMistakes(): Promise<void> {
   await client.request(HelloString, { id: "1" }, {});
   // @ts-expect-error TS2345 'number': a document is a string, a String or a document node
   await client.request<Post, PostVariables>(42, { id: "1" });
-}
-
-/** gql.tada's `TadaDocumentNode`: both types inferred. */
-export async function tadaDocuments(): Promise<void> {
-  const post = await client.request(PostTada, { id: "1" });
-  assertType<IsExact<typeof post, Post>>();
-  const posts = await client.request(PostsTada);
-  assertType<IsExact<typeof posts, Posts>>();
-  const raw = await client.requestRaw(PostsTada, { limit: undefined });
-  assertType<IsExact<typeof raw.data, Posts | null | undefined>>();
-}
-
-/** gql.tada's `TadaDocumentNode` used wrongly. */
-export async function tadaDocumentMistakes(): Promise<void> {
-  // @ts-expect-error TS2554: the operation has a required variable
-  await client.request(PostTada);
-  // @ts-expect-error TS2322 'boolean': a variable of the wrong type
-  await client.request(PostTada, { id: false });
-  // @ts-expect-error TS2561 'limt': a misspelt optional variable
-  await client.request(PostsTada, { limt: 1 });
 }

@@ -28,7 +28,7 @@ export async function accepted(): Promise<void> {
     signal: new AbortController().signal,
   });
   options({ url: new URL(url), auth, headers: new Headers({ "x-app": "demo" }) });
-  perRequest({ headers: { "x-request-id": "r-1" }, timeoutMs: 5_000, signal: AbortSignal.timeout(1_000) });
+  perRequest({ headers: { "x-request-id": "r-1" }, timeoutMs: 5_000, signal: new AbortController().signal });
   perRequest({ headers: new Headers(), operationName: "Post" });
   await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-2" } });
   assertType<IsExact<HeaderValues, Readonly<Record<string, string>> | Headers>>();
