@@ -4,10 +4,11 @@
  * and `skipLibCheck` off: attw checks that the types resolve; this checks that they compile, and
  * that project/consumer.ts type-checks against them as it would in a consumer's project. Then
  * again on TypeScript 4.8 (`typescript48`), the oldest that compiles them, in the modes it has:
- * `node16`, and `node10` under its older name `node` (4.7 types `Error.cause` as an `Error`,
+ * `node16`, `bare`, and `node10` under its older name `node` (4.7 types `Error.cause` as an `Error`,
  * which our errors' `cause: unknown` does not fit). On each, the type tests of tests/types compile
- * against the package's declarations too, so each mistake they make is still an error there (an
- * unused `@ts-expect-error` is one), and each inferred type still what they assert.
+ * against the package's declarations too, as CommonJS files (.d.cts) and as ESM (.d.ts): each
+ * mistake they make is still an error there (an unused `@ts-expect-error` is one; 4.8 may give
+ * another code for it, as it does for excess properties), and each inferred type what they assert.
  *
  * Each mode gets a project in a temporary folder: project/'s tsconfig and consumer, and a
  * node_modules that links the built package (npm/) and its peers (`graphql`,
@@ -102,7 +103,7 @@ interface Compiler {
 
 const COMPILERS: readonly Compiler[] = [
   { module: "typescript5", version: /^5\./, modes: MODES.map(({ mode }) => mode) },
-  { module: "typescript48", version: /^4\.8\./, modes: ["node16", "node10"] },
+  { module: "typescript48", version: /^4\.8\./, modes: ["node16", "node10", "bare"] },
 ];
 
 /** The type tests, and what each compiler compiles of them (gql.tada's own types need TypeScript 5). */
@@ -196,25 +197,40 @@ for (const compiler of COMPILERS) {
       it(`runs TypeScript ${compiler.version.source}`, () => {
         assert.match(ts.version, compiler.version);
       });
-      it("the type tests (tests/types) compile against the package: every mistake they make is still an error", () => {
-        const project = join(dir, `${compiler.module}-cases`);
-        mkdirSync(project);
-        const names = readdirSync(CASES).filter((name) =>
-          name.endsWith(".ts") && CASES_FOR[compiler.module](name)
-        );
-        assert.ok(names.length >= 8, `the case files: ${names.join(", ")}`);
-        for (const name of names) {
-          const source = readFileSync(join(CASES, name), "utf8")
-            .replaceAll('"../../mod.ts"', '"@seed/service-client"')
-            .replace(/from "\.\/(\w+)\.ts"/g, 'from "./$1"');
-          assert.ok(!source.includes("../"), `${name} imports nothing else from the repository`);
-          writeFileSync(join(project, name), source);
-        }
-        const tsconfig = join(project, "tsconfig.json");
-        writeFileSync(tsconfig, JSON.stringify({ compilerOptions: CASES_OPTIONS, include: ["*.ts"] }));
-        symlinkSync(join(dir, "node_modules"), join(project, "node_modules"), "dir");
-        compile(ts, tsconfig);
-      });
+      // Twice: as CommonJS files (`require`, the .d.cts declarations) and as ESM (`import`, .d.ts).
+      for (const entry of ["require", "import"] as const) {
+        it(`the type tests (tests/types), as ${entry} files, compile against the package: every mistake they make is still an error`, () => {
+          const project = join(dir, `${compiler.module}-cases-${entry}`);
+          mkdirSync(project);
+          const names = readdirSync(CASES).filter((name) => name.endsWith(".ts"));
+          const compiled = names.filter(CASES_FOR[compiler.module]);
+          assert.deepEqual(
+            names.filter((name) => !compiled.includes(name)),
+            compiler.module === "typescript5" ? [] : ["tada_cases.ts"],
+          );
+          for (const name of compiled) {
+            const source = readFileSync(join(CASES, name), "utf8")
+              .replaceAll('"../../mod.ts"', '"@seed/service-client"')
+              .replace(/from "\.\/(\w+)\.ts"/g, entry === "import" ? 'from "./$1.js"' : 'from "./$1"');
+            assert.ok(!/from "\.\.?\/[^"]*\.ts"/.test(source), `${name}: every relative import is rewritten`);
+            assert.ok(!source.includes("../"), `${name} imports nothing else from the repository`);
+            writeFileSync(join(project, name), source);
+          }
+          if (entry === "import") {
+            writeFileSync(join(project, "package.json"), JSON.stringify({ type: "module" }));
+          }
+          const tsconfig = join(project, "tsconfig.json");
+          writeFileSync(tsconfig, JSON.stringify({ compilerOptions: CASES_OPTIONS, include: ["*.ts"] }));
+          symlinkSync(join(dir, "node_modules"), join(project, "node_modules"), "dir");
+          const program = compile(ts, tsconfig);
+          const loaded = new Set(program.getSourceFiles().map((file) => file.fileName));
+          for (const name of compiled) assert.ok(loaded.has(join(project, name)), `${name} is compiled`);
+          const expected = declarations(entry, realpathSync(NPM));
+          assert.ok(loaded.has(expected), `the cases load ${expected}`);
+          const other = declarations(entry === "import" ? "require" : "import", realpathSync(NPM));
+          assert.ok(!loaded.has(other), `the cases do not load ${other}`);
+        });
+      }
       for (
         const { mode, consumer, files, peers } of MODES.filter(({ mode }) => compiler.modes.includes(mode))
       ) {
