@@ -198,6 +198,8 @@ async function runIn(browser: LaunchedBrowser, files: ReadonlyMap<string, string
   let served: Awaited<ReturnType<typeof serve>> | undefined;
   let child: Deno.ChildProcess | undefined;
   let output: Promise<Deno.CommandOutput> | undefined;
+  let stopped: Promise<string> | undefined;
+  const end = () => child && output ? stopped ??= stop(child, output) : Promise.resolve("");
   const timers: ReturnType<typeof setTimeout>[] = [];
   let settled = false;
   const failAfter = (ms: number, message: string) =>
@@ -244,7 +246,7 @@ async function runIn(browser: LaunchedBrowser, files: ReadonlyMap<string, string
       ...(problems.length ? { error: problems.join("\n") } : {}),
     }];
   } catch (err) {
-    const said = child && output ? await stop(child, output) : "";
+    const said = await end();
     lines = [{
       name: "the page ran its checks",
       ok: false,
@@ -254,7 +256,7 @@ async function runIn(browser: LaunchedBrowser, files: ReadonlyMap<string, string
   } finally {
     settled = true;
     timers.forEach(clearTimeout);
-    if (child && output) await stop(child, output);
+    await end();
     await endpoint?.close();
     if (served) {
       served.server.closeAllConnections();
