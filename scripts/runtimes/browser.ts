@@ -14,23 +14,11 @@
  */
 
 import { chromium } from "playwright-core";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { bundle, type OutputFile, stopBundler } from "../npm/bundle.ts";
-import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
+import { CHROMIUM, CHROMIUM_ARGS, pageChecks, serveFiles } from "./chromium.ts";
+import { prepare, reportChecks, type RunResult, runScript } from "./common.ts";
 import { startRuntimeEndpoint } from "./endpoint.ts";
 
-/** Where Debian's chromium package puts the browser. */
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 const PACKAGE = ["@seed/service-client", "@seed/service-client/sigv4"];
 
 /** The page: an import map for the package (as URL imports), then the checks. */
@@ -39,21 +27,6 @@ function page(): string {
   return `<!doctype html><meta charset="utf-8"><title>service-client</title>
 <script type="importmap">${JSON.stringify({ imports })}</script>
 <script type="module" src="/app/page.js"></script>`;
-}
-
-/** Serves the page and the two bundles on 127.0.0.1 (another origin than the endpoint's). */
-async function serve(files: ReadonlyMap<string, string>): Promise<{ server: Server; origin: string }> {
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? "/", "http://x").pathname;
-    const body = path === "/" ? page() : files.get(path);
-    if (body === undefined) return void response.writeHead(404).end();
-    const type = path === "/" ? "text/html" : "text/javascript";
-    response.writeHead(200, { "content-type": `${type}; charset=utf-8`, "cache-control": "no-store" }).end(
-      body,
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 function mount(prefix: string, outputs: readonly OutputFile[], into: Map<string, string>): void {
@@ -66,7 +39,7 @@ function mount(prefix: string, outputs: readonly OutputFile[], into: Map<string,
  * @returns One result per variant.
  */
 export async function runBrowser(): Promise<RunResult[]> {
-  const files = new Map<string, string>();
+  const files = new Map<string, string>([["/", page()]]);
   const pkg = await bundle({
     entries: { mod: PACKAGE[0]!, sigv4: PACKAGE[1]! },
     format: "esm",
@@ -86,48 +59,23 @@ export async function runBrowser(): Promise<RunResult[]> {
   await stopBundler();
 
   const { endpoint, base } = await startRuntimeEndpoint();
-  const { server, origin } = await serve(files);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const server = await serveFiles(files);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
   const results: RunResult[] = [];
   try {
     console.log(`chromium ${browser.version()}`);
     for (const withAny of [true, false]) {
       const started = performance.now();
       const label = `chromium ${browser.version()}${withAny ? "" : " without AbortSignal.any"}`;
-      const context = await browser.newContext();
-      const tab = await context.newPage();
-      const problems: string[] = [];
-      tab.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      tab.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-      });
-      if (!withAny) {
-        await tab.addInitScript(() => {
-          delete (AbortSignal as { any?: unknown }).any;
-        });
-      }
-      await tab.goto(`${origin}/?endpoint=${encodeURIComponent(base)}&any=${withAny ? 1 : 0}`);
-      let lines: CheckLine[];
-      try {
-        await tab.waitForFunction(() => "__results" in globalThis, undefined, { timeout: 60_000 });
-        lines = await tab.evaluate(() => (globalThis as unknown as { __results: CheckLine[] }).__results);
-      } catch (err) {
-        lines = [{
-          name: "the page ran its checks",
-          ok: false,
-          ms: 0,
-          error: `${err}\n${problems.join("\n")}`,
-        }];
-      }
+      const url = `${server.origin}/?endpoint=${encodeURIComponent(base)}&any=${withAny ? 1 : 0}`;
+      const lines = await pageChecks(browser, url, !withAny);
       console.log(label);
       results.push(reportChecks(label, lines, started));
-      await context.close();
     }
   } finally {
     await browser.close();
     await endpoint.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   }
   return results;
 }

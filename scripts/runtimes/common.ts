@@ -87,6 +87,29 @@ export function reportChecks(runtime: string, lines: readonly CheckLine[], start
   return result;
 }
 
+/** What an entry run as a process prints before its checks' JSON. */
+const RESULTS_MARKER = "checks: ";
+
+/**
+ * The checks an entry run as a process printed (one line, `checks: <JSON>`), then one line for its
+ * exit: an error thrown after the checks (an uncaught one, an unhandled rejection) makes the runtime
+ * exit with another code than 0, and fails the run.
+ *
+ * @param child The process's exit code and output.
+ * @param name The exit line's name, such as `the checks ran, and Bun exited with 0`.
+ */
+export function checkLines(child: { code: number; output: string }, name: string): CheckLine[] {
+  const line = child.output.split("\n").find((text) => text.startsWith(RESULTS_MARKER));
+  const lines = line === undefined ? [] : JSON.parse(line.slice(RESULTS_MARKER.length)) as CheckLine[];
+  const exited = child.code === 0 && line !== undefined;
+  return [...lines, {
+    name,
+    ok: exited,
+    ms: 0,
+    ...(exited ? {} : { error: `exit ${child.code}: ${child.output}` }),
+  }];
+}
+
 /**
  * Runs `main` as a script: prints its results and exits with 1 when any failed or it threw.
  *

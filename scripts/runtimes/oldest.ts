@@ -22,6 +22,7 @@ import { join } from "node:path";
 import denoJson from "../../deno.json" with { type: "json" };
 import {
   type CheckLine,
+  checkLines,
   CI_TOOLS,
   NPM_DIR,
   prepare,
@@ -32,32 +33,13 @@ import {
 import { startRuntimeEndpoint } from "./endpoint.ts";
 import { capture } from "./node.ts";
 
+const CHECKS_DIR = new URL("./checks/", import.meta.url).pathname;
+
 /** The binaries, as .ci/package.json pins them. */
 export const OLDEST = {
   deno: `${CI_TOOLS}/deno1/deno`,
   bun: `${CI_TOOLS}/bun1/bin/bun`,
 } as const;
-
-/** What the entries print before the checks' JSON. */
-const RESULTS_MARKER = "checks: ";
-
-const CHECKS_DIR = new URL("./checks/", import.meta.url).pathname;
-
-/**
- * The lines an entry printed, then one for its exit: an error thrown after the checks (an uncaught
- * one, an unhandled rejection) makes the runtime exit with another code than 0, and fails the run.
- */
-function checkLines(child: { code: number; output: string }, name: string): CheckLine[] {
-  const line = child.output.split("\n").find((text) => text.startsWith(RESULTS_MARKER));
-  const lines = line === undefined ? [] : JSON.parse(line.slice(RESULTS_MARKER.length)) as CheckLine[];
-  const exited = child.code === 0 && line !== undefined;
-  return [...lines, {
-    name,
-    ok: exited,
-    ms: 0,
-    ...(exited ? {} : { error: `exit ${child.code}: ${child.output}` }),
-  }];
-}
 
 /** The first line a binary prints for `--version`, or a clear error when it does not run. */
 async function versionOf(binary: string): Promise<string> {

@@ -1,0 +1,214 @@
+/**
+ * The package through the application bundlers its users build with, each with its own resolver:
+ * Vite 8 (Rolldown), Vite 7 (Rollup) and webpack 5 for the browser, webpack 5 for Node (a server-side bundle). The
+ * other runs bundle with esbuild, or load the package as files; this one proves that the `exports`,
+ * the `#crypto` import map of package.json and the lazy chunks survive the bundlers themselves.
+ *
+ * For each bundler, the checks' entry (`checks/browser_page.ts`, or `checks/bundled_node_entry.ts`
+ * for Node) is first made plain JavaScript by esbuild with the package left as an import, placed
+ * beside a `node_modules` link to npm/ (as an install would), then built in production mode by
+ * tests/bundlers/build.mjs under Node 22 (the bundlers are pinned in tests/bundlers/package.json).
+ * A run fails on a build error or warning, on the wrong crypto variant (the browser builds must use
+ * Web Crypto and never name `node:crypto`; the Node build must use `node:crypto`), and on any
+ * failed check: the browser builds run in headless Chromium against the local endpoint (another
+ * origin: CORS), the Node build on Node 18.17.1.
+ *
+ * Usage: `deno task test:bundlers` (`--no-build` to use npm/ as built).
+ *
+ * @module
+ */
+
+import { chromium } from "playwright-core";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { bundle, stopBundler } from "../npm/bundle.ts";
+import { CHROMIUM, CHROMIUM_ARGS, pageChecks, serveFiles } from "./chromium.ts";
+import {
+  type CheckLine,
+  checkLines,
+  NPM_DIR,
+  prepare,
+  reportChecks,
+  ROOT,
+  type RunResult,
+  runScript,
+} from "./common.ts";
+import { startRuntimeEndpoint } from "./endpoint.ts";
+import { capture, NODES } from "./node.ts";
+
+const BUNDLERS_DIR = `${ROOT}/tests/bundlers`;
+const PACKAGE = ["@seed/service-client", "@seed/service-client/sigv4"];
+/** Where the built app is served from: its chunks load from there. */
+const PUBLIC_PATH = "/app/";
+
+/** One application build. */
+interface Build {
+  /** The build.mjs argument. */
+  readonly bundler: "vite" | "vite7" | "webpack-web" | "webpack-node";
+  /** What the label adds to the bundler's name and version (which the build prints). */
+  readonly label: string;
+  readonly platform: "browser" | "node";
+  /** How the page loads the entry: `<script type="module">` (Vite emits ES modules) or a classic script. */
+  readonly moduleScript?: boolean;
+}
+
+const BUILDS: readonly Build[] = [
+  { bundler: "vite", label: "(browser)", platform: "browser", moduleScript: true },
+  { bundler: "vite7", label: "(browser)", platform: "browser", moduleScript: true },
+  { bundler: "webpack-web", label: "(web)", platform: "browser" },
+  { bundler: "webpack-node", label: "(node18.17)", platform: "node" },
+];
+
+/** Each file under `dir`, by its path relative to it (with `/`). */
+function readTree(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(dir, path).replaceAll("\\", "/"), readFileSync(path, "utf8"));
+  }
+  return files;
+}
+
+function line(name: string, error: string | undefined): CheckLine {
+  return { name, ok: error === undefined, ms: 0, ...(error === undefined ? {} : { error }) };
+}
+
+/**
+ * The build's own checks: it succeeded without a warning, and took the crypto variant of its
+ * platform.
+ */
+function buildChecks(
+  build: Build,
+  run: { code: number; output: string },
+  files: Map<string, string>,
+): CheckLine[] {
+  const warnings = run.output.split("\n").find((text) => text.startsWith("warnings: "));
+  const built = run.code === 0 && warnings !== undefined;
+  const code = [...files].filter(([path]) => path.endsWith(".js")).map(([, text]) => text).join("\n");
+  const usesNodeCrypto = /node:crypto/.test(code) && /createHmac/.test(code);
+  const usesWebCrypto = /\.subtle\b/.test(code);
+  const variant = build.platform === "browser"
+    ? (usesWebCrypto && !/node:crypto/.test(code) ? undefined : "expected Web Crypto and no node:crypto")
+    : (usesNodeCrypto && !usesWebCrypto ? undefined : "expected node:crypto and no Web Crypto");
+  return [
+    line(
+      `${build.bundler}: the production build succeeds`,
+      built ? undefined : `exit ${run.code}: ${run.output}`,
+    ),
+    line(
+      `${build.bundler}: with no warning`,
+      built && warnings === "warnings: []" ? undefined : warnings ?? "no warnings line",
+    ),
+    line(
+      `${build.bundler}: the ${
+        build.platform === "browser" ? "Web Crypto" : "node:crypto"
+      } signer is the one bundled`,
+      built ? variant : "not built",
+    ),
+  ];
+}
+
+/** The page that loads a browser build. */
+function page(build: Build): string {
+  return `<!doctype html><meta charset="utf-8"><title>service-client (${build.bundler})</title>
+<script${build.moduleScript ? ' type="module"' : ""} src="${PUBLIC_PATH}page.js"></script>`;
+}
+
+/**
+ * Builds the checks with each bundler and runs each build.
+ *
+ * @returns One result per build.
+ */
+export async function runBundlers(): Promise<RunResult[]> {
+  // Not `npm ci`: as for .ci/ (see .ci/run), the lock lacks the optional binaries of other
+  // platforms, which this registry does not have; `--no-save` installs what the lock pins.
+  const install = await capture("npm", [
+    "install",
+    "--prefix",
+    BUNDLERS_DIR,
+    "--no-save",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+  ]);
+  if (install.code !== 0) throw new Error(`Cannot install the bundlers: ${install.output}`);
+  const work = mkdtempSync(join(tmpdir(), "service-client-bundlers-"));
+  const { endpoint, base } = await startRuntimeEndpoint();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+  const results: RunResult[] = [];
+  try {
+    mkdirSync(join(work, "app/node_modules/@seed"), { recursive: true });
+    symlinkSync(NPM_DIR, join(work, "app/node_modules/@seed/service-client"), "dir");
+    const entries = { browser: "checks/browser_page.ts", node: "checks/bundled_node_entry.ts" } as const;
+    for (const [platform, entry] of Object.entries(entries)) {
+      const [output, ...more] = await bundle({
+        entries: { [platform]: `scripts/runtimes/${entry}` },
+        format: "esm",
+        external: PACKAGE,
+      });
+      if (!output || more.length) {
+        throw new Error(`esbuild made ${more.length + 1} files of ${entry}, not one`);
+      }
+      writeFileSync(join(work, `app/${platform}.js`), output.text);
+    }
+    await stopBundler();
+
+    for (const build of BUILDS) {
+      const started = performance.now();
+      const outDir = join(work, `dist-${build.bundler}`);
+      const run = await capture(NODES["22"]!, [
+        join(BUNDLERS_DIR, "build.mjs"),
+        build.bundler,
+        join(work, `app/${build.platform}.js`),
+        outDir,
+        PUBLIC_PATH,
+      ]);
+      const files = run.code === 0 ? readTree(outDir) : new Map<string, string>();
+      const lines = buildChecks(build, run, files);
+      const bundler = run.output.match(/^bundler: (.+)$/m)?.[1] ?? build.bundler;
+      let label = `${bundler} ${build.label}`;
+      console.log(`${label}: ${[...files.keys()].join(", ") || "no output"}`);
+      if (run.code === 0 && build.platform === "browser") {
+        const served = new Map([...files].map(([path, text]) => [PUBLIC_PATH + path, text]));
+        served.set("/", page(build));
+        const server = await serveFiles(served);
+        try {
+          lines.push(
+            ...await pageChecks(browser, `${server.origin}/?endpoint=${encodeURIComponent(base)}&any=1`),
+          );
+        } finally {
+          await server.close();
+        }
+        label += ` on chromium ${browser.version()}`;
+      } else if (run.code === 0) {
+        const node = await capture(NODES["18"]!, [join(outDir, "page.js"), base]);
+        lines.push(...checkLines(node, "the checks ran, and Node exited with 0"));
+        label += ` on node ${(await capture(NODES["18"]!, ["--version"])).output.trim().replace(/^v/, "")}`;
+      }
+      console.log(label);
+      results.push(reportChecks(label, lines, started));
+    }
+  } finally {
+    await browser.close();
+    await endpoint.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+  return results;
+}
+
+if (import.meta.main) {
+  await runScript(() => {
+    prepare(Deno.args);
+    return runBundlers();
+  });
+}
