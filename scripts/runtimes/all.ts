@@ -2,8 +2,9 @@
  * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20 and 22,
  * the check of Node 18's exit preload (node18_exit_check.ts), Bun, Chromium (with and without
  * `AbortSignal.any`), WebKit 2.38 (Safari 16.0's) and Firefox ESR, workerd, edge-runtime, the
- * oldest Deno and Bun on npm (oldest.ts), and the package built by Vite 8, Vite 7 and webpack 5
- * (bundlers.ts). Deno 2 runs the whole suite on the source with `deno task test`, not here.
+ * oldest Deno and Bun on npm (oldest.ts), Deno 2 on the npm build (deno_npm.ts), and the package built
+ * by Vite 8, Vite 7 and webpack 5 (bundlers.ts). Deno 2 runs the whole suite on the source with
+ * `deno task test`, not here.
  *
  * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, then prints one line
  * per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
@@ -17,6 +18,7 @@ import { runBrowser } from "./browser.ts";
 import { runBun } from "./bun.ts";
 import { runBundlers } from "./bundlers.ts";
 import { prepare, type RunResult, runScript, summary } from "./common.ts";
+import { runDenoNpm } from "./deno_npm.ts";
 import { runEdge } from "./edge.ts";
 import { NODES, runNode } from "./node.ts";
 import { runNode18ExitCheck } from "./node18_exit_check.ts";
@@ -38,6 +40,7 @@ export async function runAll(verbose = false): Promise<RunResult[]> {
     ["workerd", runWorker],
     ["edge-runtime", runEdge],
     ["deno 1 and bun 1.0", runOldest],
+    ["deno on the npm build", runDenoNpm],
     ["vite and webpack", runBundlers],
   ];
   const results: RunResult[] = [];

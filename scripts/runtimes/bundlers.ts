@@ -19,15 +19,7 @@
  */
 
 import { chromium } from "playwright-core";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { bundle, stopBundler } from "../npm/bundle.ts";
@@ -35,7 +27,7 @@ import { CHROMIUM, CHROMIUM_ARGS, pageChecks, serveFiles } from "./chromium.ts";
 import {
   type CheckLine,
   checkLines,
-  NPM_DIR,
+  linkPackage,
   prepare,
   reportChecks,
   ROOT,
@@ -147,8 +139,7 @@ export async function runBundlers(): Promise<RunResult[]> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
   const results: RunResult[] = [];
   try {
-    mkdirSync(join(work, "app/node_modules/@seed"), { recursive: true });
-    symlinkSync(NPM_DIR, join(work, "app/node_modules/@seed/service-client"), "dir");
+    linkPackage(join(work, "app"));
     const entries = { browser: "checks/browser_page.ts", node: "checks/bundled_node_entry.ts" } as const;
     for (const [platform, entry] of Object.entries(entries)) {
       const [output, ...more] = await bundle({

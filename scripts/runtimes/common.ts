@@ -7,7 +7,8 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildNpm } from "../build_npm.ts";
 
@@ -19,6 +20,17 @@ export const NPM_DIR: string = `${ROOT}/npm`;
 export const CI_TOOLS: string = `${ROOT}/.ci/node_modules`;
 /** AWS's SigV4 suite, read by tests/sigv4_suite_test.ts (its relative default does not hold in npm/tests/). */
 export const SIGV4_SUITE: string = `${ROOT}/tests/fixtures/sigv4-suite/`;
+
+/**
+ * Places the built package in `<dir>/node_modules/@seed/service-client` (a link to npm/), as an
+ * install would, so that a runtime or a bundler resolves it by its name.
+ *
+ * @param dir The project folder.
+ */
+export function linkPackage(dir: string): void {
+  mkdirSync(join(dir, "node_modules", "@seed"), { recursive: true });
+  symlinkSync(NPM_DIR, join(dir, "node_modules", "@seed", "service-client"), "dir");
+}
 
 /** The outcome of one runtime's run. */
 export interface RunResult {

@@ -40,15 +40,17 @@ export const RUN_TIMEOUT_SECONDS = 60;
  * @param command The program.
  * @param args Its arguments.
  * @param env Extra environment variables.
+ * @param cwd The working directory (the repository's root by default).
  */
 export async function capture(
   command: string,
   args: readonly string[],
   env: Record<string, string> = {},
+  cwd: string = ROOT,
 ): Promise<{ code: number; output: string }> {
   const child = await new Deno.Command("timeout", {
     args: ["--kill-after=10", String(RUN_TIMEOUT_SECONDS), command, ...args],
-    cwd: ROOT,
+    cwd,
     env: { SIGV4_SUITE, ...env },
     stdout: "piped",
     stderr: "piped",

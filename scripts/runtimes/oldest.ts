@@ -9,14 +9,14 @@
  *   (5.5), then the checks through `checks/deno1_entry.ts`. The import map gives `graphql` the
  *   `npm:` specifier that publishing to JSR writes in its place.
  * - Bun 1.0.0 on the built package, installed as a dependency would be (a `node_modules` link),
- *   once through `import` and once through `require` (`checks/bun1_entry.ts`).
+ *   once through `import` and once through `require` (`checks/installed_entry.ts`).
  *
  * Usage: `deno task test:oldest` (`--no-build` to use npm/ as built).
  *
  * @module
  */
 
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import denoJson from "../../deno.json" with { type: "json" };
@@ -24,7 +24,7 @@ import {
   type CheckLine,
   checkLines,
   CI_TOOLS,
-  NPM_DIR,
+  linkPackage,
   prepare,
   reportChecks,
   type RunResult,
@@ -89,10 +89,9 @@ async function runBun1(base: string, work: string): Promise<RunResult> {
   const version = await versionOf(OLDEST.bun);
   const label = `bun ${version} (npm build: import and require)`;
   console.log(label);
-  mkdirSync(join(work, "node_modules", "@seed"), { recursive: true });
-  symlinkSync(NPM_DIR, join(work, "node_modules", "@seed", "service-client"));
-  const entry = join(work, "bun1_entry.ts");
-  copyFileSync(join(CHECKS_DIR, "bun1_entry.ts"), entry);
+  linkPackage(work);
+  const entry = join(work, "installed_entry.ts");
+  copyFileSync(join(CHECKS_DIR, "installed_entry.ts"), entry);
   const run = await capture(OLDEST.bun, [entry, base, join(CHECKS_DIR, "checks.ts")]);
   return reportChecks(label, checkLines(run, "the checks ran, and Bun exited with 0"), started);
 }
