@@ -5,20 +5,22 @@
  * the `#crypto` import map of package.json and the lazy chunks survive the bundlers themselves.
  *
  * For each bundler, the checks' entry (`checks/browser_page.ts`, or `checks/bundled_node_entry.ts`
- * for Node) is first made plain JavaScript by esbuild with the package left as an import, placed
- * beside a `node_modules` link to npm/ (as an install would), then built in production mode by
- * tests/bundlers/build.mjs under Node 22 (the bundlers are pinned in tests/bundlers/package.json).
+ * for Node) is first made plain JavaScript by esbuild with the package left as an import, placed in
+ * an app folder where the package is installed from its `npm pack` tarball, then built in
+ * production mode by tests/bundlers/build.mjs under Node 22, with nothing set but the entry (an
+ * index.html for Vite) and the output folder (the bundlers are pinned in tests/bundlers/package.json).
  * A run fails on a build error or warning, on the wrong crypto variant (the browser builds must use
  * Web Crypto and never name `node:crypto`; the Node build must use `node:crypto`), and on any
  * failed check: the browser builds run in headless Chromium against the local endpoint (another
- * origin: CORS), the Node build on Node 18.17.1.
+ * origin: CORS), served from the site's root; the Node build on Node 18.17.1 (with the exit
+ * preload of the Node 18 runs, see node.ts).
  *
  * Usage: `deno task test:bundlers` (`--no-build` to use npm/ as built).
  *
  * @module
  */
 
-import { chromium } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -27,20 +29,18 @@ import { CHROMIUM, CHROMIUM_ARGS, pageChecks, serveFiles } from "./chromium.ts";
 import {
   type CheckLine,
   checkLines,
-  linkPackage,
+  installPackage,
   prepare,
   reportChecks,
   ROOT,
   type RunResult,
   runScript,
 } from "./common.ts";
-import { startRuntimeEndpoint } from "./endpoint.ts";
-import { capture, NODES } from "./node.ts";
+import { type RuntimeEndpoint, startRuntimeEndpoint } from "./endpoint.ts";
+import { capture, NODE18_EXIT, NODES, RUN_TIMEOUT_SECONDS } from "./node.ts";
 
 const BUNDLERS_DIR = `${ROOT}/tests/bundlers`;
 const PACKAGE = ["@seed/service-client", "@seed/service-client/sigv4"];
-/** Where the built app is served from: its chunks load from there. */
-const PUBLIC_PATH = "/app/";
 
 /** One application build. */
 interface Build {
@@ -49,16 +49,23 @@ interface Build {
   /** What the label adds to the bundler's name and version (which the build prints). */
   readonly label: string;
   readonly platform: "browser" | "node";
-  /** How the page loads the entry: `<script type="module">` (Vite emits ES modules) or a classic script. */
-  readonly moduleScript?: boolean;
+  /** The entry, in the app folder. */
+  readonly entry: "index.html" | "browser.js" | "node.js";
 }
 
 const BUILDS: readonly Build[] = [
-  { bundler: "vite", label: "(browser)", platform: "browser", moduleScript: true },
-  { bundler: "vite7", label: "(browser)", platform: "browser", moduleScript: true },
-  { bundler: "webpack-web", label: "(web)", platform: "browser" },
-  { bundler: "webpack-node", label: "(node18.17)", platform: "node" },
+  { bundler: "vite", label: "(browser)", platform: "browser", entry: "index.html" },
+  { bundler: "vite7", label: "(browser)", platform: "browser", entry: "index.html" },
+  { bundler: "webpack-web", label: "(web)", platform: "browser", entry: "browser.js" },
+  { bundler: "webpack-node", label: "(node18.17)", platform: "node", entry: "node.js" },
 ];
+
+/** The app's page, for Vite to build (it rewrites the script tag to the built entry). */
+const VITE_PAGE = `<!doctype html><meta charset="utf-8"><title>service-client (vite)</title>
+<script type="module" src="./browser.js"></script>`;
+/** The page for webpack's build: a classic script, webpack's default output. */
+const WEBPACK_PAGE = `<!doctype html><meta charset="utf-8"><title>service-client (webpack)</title>
+<script src="/main.js"></script>`;
 
 /** Each file under `dir`, by its path relative to it (with `/`). */
 function readTree(dir: string): Map<string, string> {
@@ -110,10 +117,32 @@ function buildChecks(
   ];
 }
 
-/** The page that loads a browser build. */
-function page(build: Build): string {
-  return `<!doctype html><meta charset="utf-8"><title>service-client (${build.bundler})</title>
-<script${build.moduleScript ? ' type="module"' : ""} src="${PUBLIC_PATH}page.js"></script>`;
+/** The built page in Chromium, served from the root of its own origin. */
+async function runInChromium(
+  browser: Browser,
+  build: Build,
+  files: Map<string, string>,
+  base: string,
+): Promise<CheckLine[]> {
+  const served = new Map([...files].map(([path, text]) => [`/${path}`, text]));
+  served.set("/", build.bundler.startsWith("vite") ? files.get("index.html") ?? "" : WEBPACK_PAGE);
+  const server = await serveFiles(served);
+  try {
+    return await pageChecks(browser, `${server.origin}/?endpoint=${encodeURIComponent(base)}&any=1`);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The Node build on Node 18.17.1, with the exit preload, once more if it hangs (as node.ts does). */
+async function runOnNode18(outDir: string, base: string): Promise<CheckLine[]> {
+  const args = ["--require", NODE18_EXIT, join(outDir, "main.js"), base];
+  let run = await capture(NODES["18"]!, args);
+  if (run.code === 124) {
+    console.log(`  ⚠ node 18 hung and was killed after ${RUN_TIMEOUT_SECONDS} s: running it once more`);
+    run = await capture(NODES["18"]!, args);
+  }
+  return checkLines(run, "the checks ran, and Node exited with 0");
 }
 
 /**
@@ -135,11 +164,11 @@ export async function runBundlers(): Promise<RunResult[]> {
   ]);
   if (install.code !== 0) throw new Error(`Cannot install the bundlers: ${install.output}`);
   const work = mkdtempSync(join(tmpdir(), "service-client-bundlers-"));
-  const { endpoint, base } = await startRuntimeEndpoint();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
-  const results: RunResult[] = [];
+  const app = join(work, "app");
+  let endpoint: RuntimeEndpoint["endpoint"] | undefined;
+  let browser: Browser | undefined;
   try {
-    linkPackage(join(work, "app"));
+    await installPackage(app);
     const entries = { browser: "checks/browser_page.ts", node: "checks/bundled_node_entry.ts" } as const;
     for (const [platform, entry] of Object.entries(entries)) {
       const [output, ...more] = await bundle({
@@ -150,51 +179,46 @@ export async function runBundlers(): Promise<RunResult[]> {
       if (!output || more.length) {
         throw new Error(`esbuild made ${more.length + 1} files of ${entry}, not one`);
       }
-      writeFileSync(join(work, `app/${platform}.js`), output.text);
+      writeFileSync(join(app, `${platform}.js`), output.text);
     }
+    writeFileSync(join(app, "index.html"), VITE_PAGE);
     await stopBundler();
 
+    const started = await startRuntimeEndpoint();
+    endpoint = started.endpoint;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+    const results: RunResult[] = [];
     for (const build of BUILDS) {
-      const started = performance.now();
+      const buildStarted = performance.now();
       const outDir = join(work, `dist-${build.bundler}`);
       const run = await capture(NODES["22"]!, [
         join(BUNDLERS_DIR, "build.mjs"),
         build.bundler,
-        join(work, `app/${build.platform}.js`),
+        join(app, build.entry),
         outDir,
-        PUBLIC_PATH,
       ]);
       const files = run.code === 0 ? readTree(outDir) : new Map<string, string>();
-      const lines = buildChecks(build, run, files);
       const bundler = run.output.match(/^bundler: (.+)$/m)?.[1] ?? build.bundler;
       let label = `${bundler} ${build.label}`;
       console.log(`${label}: ${[...files.keys()].join(", ") || "no output"}`);
+      const lines = buildChecks(build, run, files);
       if (run.code === 0 && build.platform === "browser") {
-        const served = new Map([...files].map(([path, text]) => [PUBLIC_PATH + path, text]));
-        served.set("/", page(build));
-        const server = await serveFiles(served);
-        try {
-          lines.push(
-            ...await pageChecks(browser, `${server.origin}/?endpoint=${encodeURIComponent(base)}&any=1`),
-          );
-        } finally {
-          await server.close();
-        }
+        lines.push(...await runInChromium(browser, build, files, started.base));
         label += ` on chromium ${browser.version()}`;
       } else if (run.code === 0) {
-        const node = await capture(NODES["18"]!, [join(outDir, "page.js"), base]);
-        lines.push(...checkLines(node, "the checks ran, and Node exited with 0"));
+        lines.push(...await runOnNode18(outDir, started.base));
         label += ` on node ${(await capture(NODES["18"]!, ["--version"])).output.trim().replace(/^v/, "")}`;
       }
       console.log(label);
-      results.push(reportChecks(label, lines, started));
+      results.push(reportChecks(label, lines, buildStarted));
     }
+    return results;
   } finally {
-    await browser.close();
-    await endpoint.close();
+    await stopBundler();
+    await browser?.close();
+    await endpoint?.close();
     rmSync(work, { recursive: true, force: true });
   }
-  return results;
 }
 
 if (import.meta.main) {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildNpm } from "../build_npm.ts";
@@ -22,14 +22,34 @@ export const CI_TOOLS: string = `${ROOT}/.ci/node_modules`;
 export const SIGV4_SUITE: string = `${ROOT}/tests/fixtures/sigv4-suite/`;
 
 /**
- * Places the built package in `<dir>/node_modules/@seed/service-client` (a link to npm/), as an
- * install would, so that a runtime or a bundler resolves it by its name.
+ * Installs the built package into `<dir>/node_modules/@seed/service-client` as npm would: packed by
+ * `npm pack` (so only what its `files` list ships), then unpacked there. A runtime or a bundler then
+ * resolves it by its name, as a dependency inside `node_modules`.
  *
  * @param dir The project folder.
  */
-export function linkPackage(dir: string): void {
-  mkdirSync(join(dir, "node_modules", "@seed"), { recursive: true });
-  symlinkSync(NPM_DIR, join(dir, "node_modules", "@seed", "service-client"), "dir");
+export async function installPackage(dir: string): Promise<void> {
+  const into = join(dir, "node_modules", "@seed", "service-client");
+  mkdirSync(into, { recursive: true });
+  const run = async (command: string, args: string[]) => {
+    const child = await new Deno.Command(command, { args, cwd: dir, stdout: "piped", stderr: "piped" })
+      .output();
+    const text = new TextDecoder();
+    if (!child.success) {
+      throw new Error(
+        `${command} ${args.join(" ")} failed: ${text.decode(child.stdout)}${text.decode(child.stderr)}`,
+      );
+    }
+    return text.decode(child.stdout);
+  };
+  const [packed] = JSON.parse(await run("npm", ["pack", NPM_DIR, "--json", "--loglevel=error"])) as [
+    { filename: string },
+  ];
+  try {
+    await run("tar", ["-xzf", packed.filename, "-C", into, "--strip-components=1"]);
+  } finally {
+    rmSync(join(dir, packed.filename), { force: true });
+  }
 }
 
 /** The outcome of one runtime's run. */

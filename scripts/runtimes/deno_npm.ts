@@ -1,8 +1,8 @@
 /**
  * Deno 2 on the npm build: a Deno project with a package.json (or an `npm:` import) gets the npm
  * package, not the JSR source, resolved by Deno's npm resolver (conditions `deno`, `node`, `import`
- * or `require`: the `node:crypto` signer). The package sits in a `node_modules` folder (a link to
- * npm/) beside a package.json, as `deno install` places it; `checks/installed_entry.ts` loads it
+ * or `require`: the `node:crypto` signer). The package, from its `npm pack` tarball, sits in a
+ * `node_modules` folder beside a package.json, as `deno install` places it; `checks/installed_entry.ts` loads it
  * through `import` and through `require`, checks which build each loaded, and runs the checks with
  * each against the local endpoint. Deno runs from that folder, as in a project of its own.
  *
@@ -14,7 +14,7 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkLines, linkPackage, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
+import { checkLines, installPackage, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
 import { startRuntimeEndpoint } from "./endpoint.ts";
 import { capture } from "./node.ts";
 
@@ -31,7 +31,7 @@ export async function runDenoNpm(): Promise<RunResult[]> {
   const { endpoint, base } = await startRuntimeEndpoint();
   const work = mkdtempSync(join(tmpdir(), "service-client-deno-npm-"));
   try {
-    linkPackage(work);
+    await installPackage(work);
     writeFileSync(
       join(work, "package.json"),
       JSON.stringify({ type: "module", dependencies: { "@seed/service-client": "*" } }),

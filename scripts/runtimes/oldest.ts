@@ -8,7 +8,7 @@
  * - Deno 1.46.0 on the source, as JSR serves it: `deno check` of both entries with its TypeScript
  *   (5.5), then the checks through `checks/deno1_entry.ts`. The import map gives `graphql` the
  *   `npm:` specifier that publishing to JSR writes in its place.
- * - Bun 1.0.0 on the built package, installed as a dependency would be (a `node_modules` link),
+ * - Bun 1.0.0 on the built package, installed as a dependency would be (its `npm pack` tarball, unpacked into `node_modules`),
  *   once through `import` and once through `require` (`checks/installed_entry.ts`).
  *
  * Usage: `deno task test:oldest` (`--no-build` to use npm/ as built).
@@ -24,7 +24,7 @@ import {
   type CheckLine,
   checkLines,
   CI_TOOLS,
-  linkPackage,
+  installPackage,
   prepare,
   reportChecks,
   type RunResult,
@@ -89,7 +89,7 @@ async function runBun1(base: string, work: string): Promise<RunResult> {
   const version = await versionOf(OLDEST.bun);
   const label = `bun ${version} (npm build: import and require)`;
   console.log(label);
-  linkPackage(work);
+  await installPackage(work);
   const entry = join(work, "installed_entry.ts");
   copyFileSync(join(CHECKS_DIR, "installed_entry.ts"), entry);
   const run = await capture(OLDEST.bun, [entry, base, join(CHECKS_DIR, "checks.ts")]);

@@ -1,75 +1,52 @@
 // Builds one application with one bundler, as its users would run it: a production build with the
-// bundler's defaults for the target, plus only what an app must say (entry, output folder, the
-// public path its chunks load from). Run by scripts/runtimes/bundlers.ts under Node 22:
+// bundler's defaults, given only the entry and the output folder (and, for webpack, the target). Run
+// by scripts/runtimes/bundlers.ts under Node 22:
 //
-//   node tests/bundlers/build.mjs <vite|vite7|webpack-web|webpack-node> <entry.js> <outdir> <publicPath>
+//   node tests/bundlers/build.mjs <vite|vite7|webpack-web|webpack-node> <entry> <outdir>
 //
-// The entry imports `@seed/service-client` by name; the run places the package in a `node_modules`
-// folder beside it, so each bundler resolves `exports`, `imports` and conditions on its own.
-// Prints `bundler: <name> <version>` and `warnings: <JSON array>` (the bundler's warnings, which fail the run) and exits with 1 when
-// the build fails.
+// Vite's entry is the app's index.html (Vite writes the built page, script tags included); webpack's
+// is a script (its output is `main.js` and chunks, loaded from where `main.js` was loaded). The
+// entry imports `@seed/service-client` by name, from the `node_modules` folder beside it, so each
+// bundler resolves `exports`, `imports` and conditions on its own.
+//
+// Prints `bundler: <name> <version>` and `warnings: <JSON array>` (every warning and error the
+// bundler logged, which fail the run), and exits with 1 when the build fails.
 
 import { dirname } from "node:path";
 
-const [bundler, entry, outDir, publicPath] = process.argv.slice(2);
-if (!bundler || !entry || !outDir || !publicPath) {
-  console.error("usage: build.mjs <vite|vite7|webpack-web|webpack-node> <entry.js> <outdir> <publicPath>");
+const [bundler, entry, outDir] = process.argv.slice(2);
+if (!bundler || !entry || !outDir) {
+  console.error("usage: build.mjs <vite|vite7|webpack-web|webpack-node> <entry> <outdir>");
   process.exit(2);
 }
 
-/**
- * `vite build` of a JavaScript entry, ES modules with chunks: Vite 8 bundles with Rolldown, Vite 7
- * with Rollup (its options keep Rollup's name).
- */
+/** `vite build` of an app: Vite 8 bundles with Rolldown, Vite 7 with Rollup. */
 async function buildWithVite(major) {
   const { build, createLogger, version } = await import(major === 8 ? "vite" : "vite7");
   console.log(`bundler: vite ${version}`);
   const warnings = [];
   const logger = createLogger("warn");
-  const warn = logger.warn;
-  logger.warn = (message, options) => {
-    warnings.push(message);
-    warn(message, options);
-  };
+  for (const level of ["warn", "warnOnce", "error"]) {
+    const log = logger[level];
+    logger[level] = (message, options) => {
+      warnings.push(`${level}: ${message}`);
+      log(message, options);
+    };
+  }
   await build({
     root: dirname(entry),
-    base: publicPath,
     configFile: false,
     customLogger: logger,
-    build: {
-      outDir,
-      emptyOutDir: true,
-      [major === 8 ? "rolldownOptions" : "rollupOptions"]: {
-        input: entry,
-        output: { entryFileNames: "page.js", chunkFileNames: "chunks/[name]-[hash].js" },
-        onwarn(warning) {
-          warnings.push(warning.message);
-        },
-      },
-    },
+    build: { outDir, emptyOutDir: true },
   });
   return warnings;
 }
 
-/** webpack 5: `mode: "production"` for the browser (`target: "web"`) or for Node 18.17. */
+/** webpack 5 with `mode: "production"`, for the browser (`web`) or for Node 18.17. */
 async function buildWithWebpack(target) {
   const { default: webpack } = await import("webpack");
   console.log(`bundler: webpack ${webpack.version}`);
-  const compiler = webpack({
-    mode: "production",
-    target,
-    context: dirname(entry),
-    entry,
-    output: {
-      path: outDir,
-      filename: "page.js",
-      chunkFilename: "chunks/[name].[contenthash].js",
-      publicPath,
-      clean: true,
-    },
-    // The checks bundle graphql's parser: past webpack's size hint, which is advice, not a fault.
-    performance: { hints: false },
-  });
+  const compiler = webpack({ mode: "production", target, entry, output: { path: outDir } });
   const stats = await new Promise((resolve, reject) =>
     compiler.run((err, result) => (err ? reject(err) : resolve(result)))
   );
