@@ -1,14 +1,16 @@
 /**
  * The package through the application bundlers its users build with, each with its own resolver:
- * Vite 8 (Rolldown), Vite 7 (Rollup) and webpack 5 for the browser, webpack 5 for Node (a server-side bundle). The
- * other runs bundle with esbuild, or load the package as files; this one proves that the `exports`,
- * the `#crypto` import map of package.json and the lazy chunks survive the bundlers themselves.
+ * Vite 8 (Rolldown), Vite 7 (Rollup) and webpack 5 for the browser, webpack 5 for Node (a
+ * server-side bundle). The other runs bundle with esbuild, or load the package as files; this one
+ * proves that the `exports`, the `#crypto` import map of package.json and the lazy chunks survive
+ * the bundlers themselves.
  *
  * For each bundler, the checks' entry (`checks/browser_page.ts`, or `checks/bundled_node_entry.ts`
  * for Node) is first made plain JavaScript by esbuild with the package left as an import, placed in
  * an app folder where the package is installed from its `npm pack` tarball, then built in
  * production mode by tests/bundlers/build.mjs under Node 22, with nothing set but the entry (an
- * index.html for Vite) and the output folder (the bundlers are pinned in tests/bundlers/package.json).
+ * index.html for Vite) and the output folder (the bundlers are pinned in
+ * tests/bundlers/package.json).
  * A run fails on a build error or warning, on the wrong crypto variant (the browser builds must use
  * Web Crypto and never name `node:crypto`; the Node build must use `node:crypto`), and on any
  * failed check: the browser builds run in headless Chromium against the local endpoint (another

@@ -1,7 +1,7 @@
 /**
  * Headless Chromium for the runs that load the package in a browser page (browser.ts, bundlers.ts):
  * Debian's package at /usr/bin/chromium, driven by playwright-core; a local static server for the
- * page and its scripts; and one page's checks (`checks/browser_page.ts`) read back as a run result.
+ * page and its scripts; and the checks a page runs (`checks/browser_page.ts`), read back.
  *
  * @module
  */

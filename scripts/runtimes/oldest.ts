@@ -8,7 +8,8 @@
  * - Deno 1.46.0 on the source, as JSR serves it: `deno check` of both entries with its TypeScript
  *   (5.5), then the checks through `checks/deno1_entry.ts`. The import map gives `graphql` the
  *   `npm:` specifier that publishing to JSR writes in its place.
- * - Bun 1.0.0 on the built package, installed as a dependency would be (its `npm pack` tarball, unpacked into `node_modules`),
+ * - Bun 1.0.0 on the built package, installed as a dependency would be (its `npm pack` tarball,
+ *   unpacked into `node_modules`),
  *   once through `import` and once through `require` (`checks/installed_entry.ts`).
  *
  * Usage: `deno task test:oldest` (`--no-build` to use npm/ as built).

@@ -2,8 +2,9 @@
  * The script of the runs on the package as installed (Bun 1.0 in oldest.ts, Deno 2 in deno_npm.ts):
  * the built package, loaded by its name both ways (`import` and `require`), and the checks once for
  * each against the endpoint given as the first argument. Copied by the run into a directory whose
- * `node_modules/@seed/service-client` holds the packed package, as an install would place it (Bun 1.0
- * does not resolve a package's self-reference). Prints the results as JSON on one line, after `checks: `.
+ * `node_modules/@seed/service-client` holds the packed package, as an install would place it (Bun
+ * 1.0 does not resolve a package's self-reference). Prints the results as JSON on one line, after
+ * `checks: `.
  *
  * Usage: `bun <dir>/installed_entry.ts http://127.0.0.1:PORT <path of checks.ts>` (or `deno run`,
  * from `<dir>`).
