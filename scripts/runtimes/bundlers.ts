@@ -39,7 +39,7 @@ import {
   runScript,
 } from "./common.ts";
 import { type RuntimeEndpoint, startRuntimeEndpoint } from "./endpoint.ts";
-import { capture, NODE18_EXIT, NODES, RUN_TIMEOUT_SECONDS } from "./node.ts";
+import { capture, NODE18_EXIT, NODES, onceMoreIfHung } from "./node.ts";
 
 const BUNDLERS_DIR = `${ROOT}/tests/bundlers`;
 const PACKAGE = ["@seed/service-client", "@seed/service-client/sigv4"];
@@ -139,11 +139,7 @@ async function runInChromium(
 /** The Node build on Node 18.17.1, with the exit preload, once more if it hangs (as node.ts does). */
 async function runOnNode18(outDir: string, base: string): Promise<CheckLine[]> {
   const args = ["--require", NODE18_EXIT, join(outDir, "main.js"), base];
-  let run = await capture(NODES["18"]!, args);
-  if (run.code === 124) {
-    console.log(`  ⚠ node 18 hung and was killed after ${RUN_TIMEOUT_SECONDS} s: running it once more`);
-    run = await capture(NODES["18"]!, args);
-  }
+  const run = await onceMoreIfHung("node 18", () => capture(NODES["18"]!, args));
   return checkLines(run, "the checks ran, and Node exited with 0");
 }
 
@@ -184,7 +180,6 @@ export async function runBundlers(): Promise<RunResult[]> {
       writeFileSync(join(app, `${platform}.js`), output.text);
     }
     writeFileSync(join(app, "index.html"), VITE_PAGE);
-    await stopBundler();
 
     const started = await startRuntimeEndpoint();
     endpoint = started.endpoint;

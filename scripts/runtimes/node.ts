@@ -124,6 +124,26 @@ async function watched(
 }
 
 /**
+ * Makes a run once more when it hung (killed by `timeout`: exit 124), after printing the end of its
+ * output. A safety net: Node 18.17.1's hang at exit, seen in 3 of 7 CI runs before NODE18_EXIT, was
+ * the only hang so far.
+ *
+ * @param label The runtime, for the message.
+ * @param start Starts the run.
+ * @returns The last run's exit code and output.
+ */
+export async function onceMoreIfHung(
+  label: string,
+  start: () => Promise<{ code: number; output: string }>,
+): Promise<{ code: number; output: string }> {
+  const run = await start();
+  if (run.code !== 124) return run;
+  console.log(run.output.split("\n").slice(-30).join("\n"));
+  console.log(`  ⚠ ${label} hung and was killed after ${RUN_TIMEOUT_SECONDS} s: running it once more`);
+  return await start();
+}
+
+/**
  * Runs the test files under each requested Node version, one after another.
  *
  * @param versions Major versions, from {@link NODES}.
@@ -148,17 +168,8 @@ export async function runNode(versions: readonly string[], verbose = false): Pro
     console.log(`node ${version}: ${files.length} test files`);
     const args = ["--test", "--test-reporter=spec", ...files];
     const preload = major === "18" ? NODE18_EXIT : undefined;
-    let run = await watched(binary, args, preload);
-    if (run.code === 124) {
-      // A safety net: a run that hangs is reported with the end of its output and the evidence
-      // `watched` collected, and made once more. (Node 18.17.1's hang at exit, seen in 3 of 7 CI
-      // runs before NODE18_EXIT, was the only one so far.)
-      console.log(run.output.split("\n").slice(-30).join("\n"));
-      console.log(
-        `  ⚠ node ${version} hung and was killed after ${RUN_TIMEOUT_SECONDS} s: running it once more`,
-      );
-      run = await watched(binary, args, preload);
-    }
+    // A run that hangs is reported with the evidence `watched` collected, and made once more.
+    const run = await onceMoreIfHung(`node ${version}`, () => watched(binary, args, preload));
     results.push(resultOf(`node ${version.slice(1)}`, run, nodeCounts(run.output), started, verbose));
   }
   return results;
