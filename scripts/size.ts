@@ -41,7 +41,12 @@ interface Budget {
    * reviews (session 6): a non-2xx status kept when its body cannot be read, malformed `errors` and
    * `data` refused, property getters never called by the constructor and typed when they throw, the
    * region checked per attempt, a bounded clock-skew Date, stricter signal and document checks, URL
-   * redaction without `//` — (a) 7,800 → 8,000 B, (b) 5,175 → 5,362 B.
+   * redaction without `//` — (a) 7,800 → 8,000 B, (b) 5,175 → 5,362 B. Raised a third time, to
+   * 8,700 and 5,850 B, for the fixes of session 11's reviews: the call's timeout and signal cover the
+   * lazy loads (printer, introspection) and a failed load is a retried network error, an async or
+   * non-boolean `shouldRetry` answer, variables that JSON would not send as an object refused,
+   * caller headers with control characters refused, `AbortSignal.timeout()` read as a timeout, a
+   * typed error where there is no `crypto.subtle` — (a) 8,077 → 8,534 B, (b) 5,378 → 5,732 B.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -53,14 +58,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 3_072,
-    ceiling: 8_080,
+    ceiling: 8_700,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 2_048,
-    ceiling: 5_420,
+    ceiling: 5_850,
     counts: "before-first-request",
   },
 ];

@@ -12,7 +12,7 @@
 
 import type { AwsCredentials } from "./sigv4.ts";
 import { ServiceAuthError } from "./errors.ts";
-import { describe, expectOptions, invalid, invalidValue, isObject } from "./validate.ts";
+import { describe, expectOptions, headerProblem, invalid, invalidValue, isObject } from "./validate.ts";
 
 /**
  * A value, or a sync or async function returning it, read again on every attempt.
@@ -217,16 +217,10 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   const value = auth[field];
   if (type === "iam") {
     if (typeof value !== "function") {
-      // The other fields of the AWS SDK's credentials are accepted (and not used): its objects pass as they are.
-      expectOptions(value, "auth.credentials", [
-        "accessKeyId",
-        "secretAccessKey",
-        "sessionToken",
-        "expiration",
-        "credentialScope",
-        "accountId",
-        "$source", // which provider made them: the AWS SDK v3 adds it
-      ]);
+      // Other fields are accepted (and not used): the credentials objects of the AWS SDKs and their
+      // providers carry more (expiration, identityId, …) and pass as they are. Only a key that looks
+      // like a misspelt one (`SessionToken`, as STS names it) is refused.
+      expectOptions(value, "auth.credentials", ["accessKeyId", "secretAccessKey", "sessionToken"], true);
       const problem = credentialsProblem(value);
       if (problem) throw invalid(`Invalid auth.credentials: ${problem}`);
     }
@@ -350,15 +344,4 @@ function credentialsProblem(value: unknown): string | undefined {
   }
   const problem = headerProblem(`${accessKeyId}${sessionToken ?? ""}`);
   return problem && `accessKeyId or sessionToken is ${problem}`;
-}
-
-/**
- * Why a value cannot be a header value (RFC 9110 field-value: tab, space, visible ASCII, Latin-1),
- * or `undefined`. Fetch refuses some of these only when sending (a network error, then retried),
- * and Bun sends them.
- */
-function headerProblem(value: string): string | undefined {
-  return /[^\t\x20-\x7e\x80-\xff]/.test(value)
-    ? "a value that cannot be sent in a header (a control character, or non-Latin-1)"
-    : undefined;
 }

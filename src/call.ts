@@ -11,12 +11,14 @@ import { authHeader, checkRegion, type IamAuth, readCredentials } from "./auth.t
 import type { AwsCredentials } from "./sigv4.ts";
 import { type PreparedDocument, prepareDocument } from "./document.ts";
 import {
+  chunkLoadFailed,
+  ServiceAuthError,
   ServiceGraphQLError,
   ServiceHttpError,
   ServiceNetworkError,
   ServiceResponseError,
 } from "./errors.ts";
-import { type ClientConfig, type RequestConfig, requestConfig } from "./options.ts";
+import { type ClientConfig, requestConfig } from "./options.ts";
 import { type GraphQLResult, resultOf } from "./response.ts";
 import { retryDelay, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, follow, sleep } from "./signal.ts";
@@ -49,6 +51,9 @@ export function clientState(config: ClientConfig): ClientState {
  * throws here; the public methods turn that into a rejection), and a call that nothing can abort,
  * retry or re-sign is its one attempt: one async function from the start to the result. With
  * `unwrap`, resolves the result's `data`, and rejects a result with errors (`ServiceGraphQLError`).
+ * `load` gives the document to send; by default `document`, checked and, for a node, printed by a
+ * module loaded the first time (so the call's timeout and signal cover that load, and a failed load
+ * is retried as a network failure).
  */
 export function send(
   state: ClientState,
@@ -56,23 +61,13 @@ export function send(
   variables: unknown,
   options: unknown,
   unwrap: boolean,
-): Promise<unknown> {
-  const request = requestConfig(options);
-  const prepared = prepareDocument(document);
-  return prepared instanceof Promise
-    ? prepared.then((ready) => start(state, ready, variables, request, unwrap))
-    : start(state, prepared, variables, request, unwrap);
-}
-
-function start(
-  state: ClientState,
-  prepared: PreparedDocument,
-  variables: unknown,
-  request: RequestConfig,
-  unwrap: boolean,
+  load: () => PreparedDocument | Promise<PreparedDocument> = () => prepareDocument(document),
 ): Promise<unknown> {
   const { config } = state;
-  const body = serialize(prepared.query, variables, request.operationName ?? prepared.operationName);
+  const request = requestConfig(options);
+  let prepared: PreparedDocument | Promise<PreparedDocument> | undefined = load();
+  const bodyOf = (ready: PreparedDocument) =>
+    serialize(ready.query, variables, request.operationName ?? ready.operationName);
   const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
   const timeoutMs = config.timeoutMs === undefined || request.timeoutMs === undefined
     ? config.timeoutMs ?? request.timeoutMs
@@ -81,15 +76,28 @@ function start(
     !config.signal && !request.signal && timeoutMs === undefined && config.retry.attempts === 1 &&
     config.auth.type !== "iam"
   ) {
-    return sendOnce(state, body, headers, undefined, unwrap);
+    return prepared instanceof Promise
+      ? prepared.then((ready) => sendOnce(state, bodyOf(ready), headers, undefined, unwrap))
+      : sendOnce(state, bodyOf(prepared), headers, undefined, unwrap);
   }
+  const body = prepared instanceof Promise
+    ? () => {
+      // The first attempt takes the load begun above; an attempt after a failed load loads again.
+      const ready = prepared ?? load();
+      prepared = undefined;
+      return Promise.resolve(ready).then(bodyOf);
+    }
+    : bodyOf(prepared);
   return attempts(state, body, headers, callSignal([config.signal, request.signal], timeoutMs), unwrap);
 }
 
-/** The attempts of one call, the waits between them, and the clock-skew re-sign (iam). */
+/**
+ * The attempts of one call, the waits between them, and the clock-skew re-sign (iam). `body` is the
+ * body to send, or what makes it once the document is ready.
+ */
 async function attempts(
   state: ClientState,
-  body: string,
+  body: string | (() => Promise<string>),
   headers: Readonly<Record<string, string>>,
   call: CallSignal,
   unwrap: boolean,
@@ -104,6 +112,7 @@ async function attempts(
       const [attemptSignal, stopFollowing] = follow(call.signal);
       try {
         throwIfAborted(call);
+        if (typeof body !== "string") body = await untilAborted(body(), attemptSignal);
         result = await sendOnce(state, body, headers, attemptSignal, false) as GraphQLResult;
       } catch (err) {
         throwIfAborted(call);
@@ -121,7 +130,10 @@ async function attempts(
           attempt--;
           continue;
         }
-        const delay = shouldRetry(config.retry, err, attempt) && retryDelay(config.retry, err, attempt);
+        let retry = shouldRetry(config.retry, err, attempt);
+        // A caller's shouldRetry may answer later: the call's timeout and signal still apply.
+        if (retry instanceof Promise) retry = await untilAborted(retry, call.signal);
+        const delay = retry && retryDelay(config.retry, err, attempt);
         if (delay === false || delay === undefined || Date.now() + delay >= call.deadline) throw err;
         // An abort rejects the wait with the call's ServiceAbortError (the reason its signal carries).
         await sleep(delay, call.signal);
@@ -199,11 +211,15 @@ function sign(
   credentials: AwsCredentials | Promise<AwsCredentials> = readCredentials(auth),
 ): Promise<Record<string, string>> {
   if (credentials instanceof Promise || !iam) {
-    return Promise.all([credentials, iam ?? import("./iam.ts")]).then(([ready, module]) => {
-      iam = module;
-      return sign(state, auth, body, headers, ready);
-    });
+    return Promise.all([credentials, iam ?? import("./iam.ts").catch(chunkLoadFailed)]).then(
+      ([ready, module]) => {
+        iam = module;
+        return sign(state, auth, body, headers, ready);
+      },
+    );
   }
+  const problem = iam.signingProblem();
+  if (problem) throw new ServiceAuthError("credentials", problem);
   return iam.signAttempt(state, checkRegion(auth.region), body, headers, credentials);
 }
 
@@ -216,19 +232,34 @@ function throwIfAborted(call: CallSignal): void {
  * Settles with `promise`, or rejects as soon as `signal` aborts (at once if it already has: a getter
  * may abort the call's signal before returning its promise); the listener is removed either way.
  */
-function untilAborted<T>(promise: Promise<T> | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   return signal
     ? new Promise((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       if (signal.aborted) onAbort();
       signal.addEventListener("abort", onAbort);
-      promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+      // Promise.resolve: a fetch option that returns a Response itself, not a Promise, works here too.
+      Promise.resolve(promise).then(resolve, reject).finally(() =>
+        signal.removeEventListener("abort", onAbort)
+      );
     })
     : promise;
 }
 
 function serialize(query: string, variables: unknown, operationName: string | undefined): string {
-  if (variables != null && !isObject(variables)) throw invalidValue("variables", "an object", variables);
+  if (variables != null) {
+    // Variables may hold anything sensitive: even a number is described by its type only.
+    if (!isObject(variables)) throw invalidValue("variables", "an object", variables, false, true);
+    // A Map, a Date, a boxed string or an object with a toJSON would not be sent as the object it is.
+    const kind = Object.prototype.toString.call(variables).slice(8, -1);
+    if (kind !== "Object" || typeof variables.toJSON === "function") {
+      throw invalid(
+        `Invalid variables: expected a plain object, current value is ${
+          kind === "Object" ? "an object with a toJSON method" : "a " + kind
+        }`,
+      );
+    }
+  }
   try {
     return JSON.stringify({ query, variables: variables ?? undefined, operationName });
   } catch (cause) {

@@ -10,7 +10,8 @@
  */
 
 import { type ClientState, clientState, send } from "./call.ts";
-import type { Document } from "./document.ts";
+import type { Document, PreparedDocument } from "./document.ts";
+import { chunkLoadFailed } from "./errors.ts";
 import { clientConfig, type RequestOptions, type ServiceClientOptions } from "./options.ts";
 import type { GraphQLResult } from "./response.ts";
 import type { IntrospectionQuery } from "graphql";
@@ -210,14 +211,24 @@ export class ServiceClient {
    * console.log(__schema.queryType.name); // "Query"
    * ```
    */
-  async introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
-    const { INTROSPECTION_QUERY } = await import("./introspection.ts");
-    return this.request<IntrospectionQuery>(INTROSPECTION_QUERY, undefined, options);
+  introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
+    // The query is a module of its own, loaded the first time: the call's timeout and signal cover that.
+    return this.#send(undefined, undefined, options, true, () =>
+      import("./introspection.ts").then(
+        ({ INTROSPECTION_QUERY }) => ({ query: INTROSPECTION_QUERY }),
+        chunkLoadFailed,
+      )) as Promise<IntrospectionQuery>;
   }
 
-  #send(document: unknown, variables: unknown, options: unknown, unwrap: boolean): Promise<unknown> {
+  #send(
+    document: unknown,
+    variables: unknown,
+    options: unknown,
+    unwrap: boolean,
+    load?: () => Promise<PreparedDocument>,
+  ): Promise<unknown> {
     try {
-      return send(this.#state, document, variables, options, unwrap);
+      return send(this.#state, document, variables, options, unwrap, load);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -41,3 +41,12 @@ export const hmacHex = (key: HmacKey, data: string): MaybePromise<string> =>
 /** SHA-256 of the UTF-8 bytes of `data`, as lowercase hex. */
 export const sha256Hex = (data: string): MaybePromise<string> =>
   crypto.subtle.digest("SHA-256", utf8(data)).then(hex);
+
+/**
+ * Why this runtime cannot sign, or `""`: browsers have `crypto.subtle` on secure pages only (https,
+ * localhost). In this module, so that the words ship in the iam chunk only.
+ */
+export const signingProblem = (): string =>
+  globalThis.crypto?.subtle
+    ? ""
+    : "cannot be signed: this runtime has no Web Crypto (crypto.subtle), which browsers give secure pages only (https, localhost)";

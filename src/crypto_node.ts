@@ -50,3 +50,6 @@ export function sha256Hex(data: string): MaybePromise<string> {
     ? oneShotHash("sha256", data, "hex")
     : nodeCrypto.createHash("sha256").update(data).digest("hex");
 }
+
+/** Why this runtime cannot sign, or `""`: it always can, on `node:crypto`. */
+export const signingProblem = (): string => "";

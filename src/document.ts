@@ -14,6 +14,7 @@
  * @module
  */
 
+import { chunkLoadFailed } from "./errors.ts";
 import { describe, invalid } from "./validate.ts";
 
 /**
@@ -123,7 +124,10 @@ export function prepareDocument(document: unknown): PreparedDocument | Promise<P
     );
   }
   return prepared.get(document) ??
-    import("./print.ts").then(({ print }) => remember(document, nonEmpty(print(document as never))));
+    import("./print.ts").then(
+      ({ print }) => remember(document, nonEmpty(print(document as never))),
+      chunkLoadFailed,
+    );
 }
 
 function remember(document: DocumentLike, query: string): PreparedDocument {

@@ -249,14 +249,17 @@ export class ServiceAbortError extends ServiceError {
   /** Always `"ABORTED"`: `code` narrows {@link AnyServiceError} to this class. */
   declare readonly code: typeof ErrorCode.Aborted;
 
-  /** `"timeout"` when `timeoutMs` elapsed, `"abort"` when the caller's signal fired. */
+  /**
+   * `"timeout"` when `timeoutMs` elapsed or the caller's signal timed out (`AbortSignal.timeout()`,
+   * whose `TimeoutError` is then the `cause`), `"abort"` when the caller's signal fired otherwise.
+   */
   declare readonly reason: AbortReason;
 
   /**
    * Creates the error for a timeout or a caller abort.
    *
    * @param reason What ended the call.
-   * @param cause The caller signal's reason, for `"abort"`.
+   * @param cause The caller signal's reason, when the caller's signal ended the call.
    */
   constructor(reason: AbortReason, cause?: unknown) {
     super("ABORTED", reason === "timeout" ? "Request timed out" : "Request aborted by the caller's signal", {
@@ -291,6 +294,15 @@ export class ServiceNetworkError extends ServiceError {
   constructor(cause: unknown) {
     super("NETWORK_ERROR", "Network request failed", { cause });
   }
+}
+
+/**
+ * Throws the failure to load a module the client loads lazily (a chunk a bundler split off: the
+ * printer, the introspection query, the iam signer) as the network failure it is, so that it has a
+ * `code` and a retry policy retries it.
+ */
+export function chunkLoadFailed(cause: unknown): never {
+  throw new ServiceNetworkError(cause);
 }
 
 /**

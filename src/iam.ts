@@ -15,6 +15,8 @@ import type { ServiceHttpError } from "./errors.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type RecordSigner, recordSigner } from "./sigv4_signer.ts";
 
+export { signingProblem } from "./crypto.ts";
+
 /** Signs a client request; see {@link RecordSigner}. */
 const signRecord: RecordSigner = /* @__PURE__ */ recordSigner(hmacKey, hmac, hmacHex, sha256Hex);
 

@@ -12,6 +12,7 @@ import {
   describe,
   expectInteger,
   expectOptions,
+  headerProblem,
   invalid,
   invalidValue,
   isObject,
@@ -159,8 +160,9 @@ const RESERVED_HEADERS = [
 export function clientConfig(options: unknown): ClientConfig {
   expectOptions(options, "options", ["url", "auth", "retry", "fetch", "headers", "timeoutMs", "signal"]);
   const { url, auth } = options;
-  const fetch = options.fetch ??
-    (globalThis.fetch && ((input: string, init: RequestInit) => globalThis.fetch(input, init)));
+  const fetch = options.fetch === undefined
+    ? globalThis.fetch && ((input: string, init: RequestInit) => globalThis.fetch(input, init))
+    : options.fetch;
   checkAuth(auth);
   if (typeof fetch !== "function") {
     if (options.fetch !== undefined) throw invalidValue("fetch", "a function", fetch);
@@ -211,8 +213,9 @@ function commonOptions(options: Record<string, unknown>, prefix: string) {
   const signalLike = signal as Partial<AbortSignal>;
   if (
     signal !== undefined &&
-    !(isObject(signal) && typeof signalLike.aborted === "boolean" && signalLike.addEventListener &&
-      signalLike.removeEventListener)
+    !(isObject(signal) && typeof signalLike.aborted === "boolean" &&
+      typeof signalLike.addEventListener === "function" &&
+      typeof signalLike.removeEventListener === "function")
   ) {
     throw invalidValue(prefix + "signal", "an AbortSignal", signal);
   }
@@ -235,13 +238,14 @@ function checkUrl(url: unknown): string {
   if (!(typeof url === "string" || url instanceof URL) || !/^https?:$/.test(parsed?.protocol!)) {
     throw invalid(
       `Invalid url: expected an absolute http(s) URL, current value is ${
-        // Quoted without what may hold a secret: query and fragment, then anything up to the last `@`
-        // (user info, also without `//` or with backslashes), after the scheme if there is one.
-        typeof url === "string"
-          ? JSON.stringify(
-            url.replace(/[?#][^]*/, "").replace(/^([a-z][\w+.-]*:[/\\]*)?[^]*@/i, "$1").slice(0, 100),
-          )
-          : describe(url)}`,
+        // Never quoted: a URL may carry a password or a key, and a misplaced setting may be one.
+        !(typeof url === "string" || url instanceof URL)
+          ? describe(url)
+          : parsed
+          ? "a URL with the scheme " + parsed.protocol
+          : url
+          ? "a string that is not an absolute URL"
+          : "an empty string"}`,
     );
   }
   if (parsed!.username || parsed!.password) {
@@ -258,10 +262,21 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
   }
   const record: Record<string, string> = {};
   try {
-    new Headers(value as HeadersInit).forEach((headerValue, name) => record[name] = headerValue);
+    // A header set to `undefined` in a record is left out, as it is absent in the types.
+    new Headers(
+      value instanceof Headers ? value : Object.entries(value).filter((entry) => entry[1] !== undefined) as [
+        string,
+        string,
+      ][],
+    ).forEach((headerValue, name) => record[name] = headerValue);
   } catch {
     // The runtime's message may quote the value, so it is not kept as the cause.
     throw invalid(`Invalid ${field}: a name or value is not a valid HTTP header`);
+  }
+  for (const name in record) {
+    // Headers takes control characters that fetch refuses when sending (a network error, retried).
+    const problem = headerProblem(record[name]!);
+    if (problem) throw invalid(`Invalid ${field}: \`${name}\` has ${problem}`);
   }
   for (const name of RESERVED_HEADERS) {
     if (name in record) {

@@ -11,7 +11,7 @@ import {
   ServiceNetworkError,
   type ServiceResponseError,
 } from "./errors.ts";
-import { expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } from "./validate.ts";
+import { describe, expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -49,11 +49,16 @@ export interface RetryOptions {
    * and 429, see {@link isRetryable}); call `isRetryable(err)` inside to extend it. `attempt` is the
    * number of the attempt that failed, from 1. It sees network errors, `ServiceHttpError`s and
    * `ServiceResponseError`s (a 2xx that is not GraphQL, which the default rule does not retry);
-   * aborts, auth errors, bad input and GraphQL errors are never retried. If it throws, the call
-   * rejects with a `TypeError` (`code: "INVALID_ARGUMENT"`) whose `cause` is what it threw.
+   * aborts, auth errors, bad input and GraphQL errors are never retried. It may answer with a
+   * Promise (the call's timeout and signal still apply while it decides). If it throws or rejects,
+   * the call rejects with a `TypeError` (`code: "INVALID_ARGUMENT"`) whose `cause` is what it threw;
+   * if it answers anything but a boolean, with one whose `cause` is the attempt's error.
    */
   readonly shouldRetry?:
-    | ((err: ServiceNetworkError | ServiceHttpError | ServiceResponseError, attempt: number) => boolean)
+    | ((
+      err: ServiceNetworkError | ServiceHttpError | ServiceResponseError,
+      attempt: number,
+    ) => boolean | Promise<boolean>)
     | undefined;
 }
 
@@ -69,7 +74,7 @@ export interface RetryPolicy {
   /** The longest wait in ms. */
   readonly maxDelayMs: number;
   /** The caller's decision, if any. */
-  readonly shouldRetry: ((err: RetryCandidate, attempt: number) => boolean) | undefined;
+  readonly shouldRetry: ((err: RetryCandidate, attempt: number) => boolean | Promise<boolean>) | undefined;
 }
 
 /**
@@ -146,18 +151,40 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /**
- * Whether to retry after `attempt` failed with `err`, per the policy.
+ * Whether to retry after `attempt` failed with `err`, per the policy: a Promise when the caller's
+ * `shouldRetry` answers with one.
  *
- * @throws {TypeError} When `shouldRetry` throws (its error is the `cause`).
+ * @throws {TypeError} When `shouldRetry` throws or rejects (its error is the `cause`), or answers
+ * anything but a boolean (the cause is `err`).
  */
-export function shouldRetry(policy: RetryPolicy, err: RetryCandidate, attempt: number): boolean {
+export function shouldRetry(
+  policy: RetryPolicy,
+  err: RetryCandidate,
+  attempt: number,
+): boolean | Promise<boolean> {
   if (attempt >= policy.attempts) return false;
   if (!policy.shouldRetry) return isRetryable(err);
-  try {
-    return policy.shouldRetry(err, attempt) === true;
-  } catch (cause) {
+  const threw = (cause: unknown): never => {
     throw invalid("retry.shouldRetry threw, so the request was not retried", false, cause);
+  };
+  // A truthy answer such as "yes" is not taken for a yes: a mistake there is loud, not a silent no.
+  const decided = (answer: unknown) => {
+    if (typeof answer !== "boolean") {
+      throw invalid(
+        `Invalid answer from retry.shouldRetry: expected a boolean, current value is ${describe(answer)}`,
+        false,
+        err,
+      );
+    }
+    return answer;
+  };
+  let answer: boolean | Promise<boolean>;
+  try {
+    answer = policy.shouldRetry(err, attempt);
+  } catch (cause) {
+    return threw(cause);
   }
+  return answer instanceof Promise ? answer.then(decided, threw) : decided(answer);
 }
 
 /**
@@ -189,11 +216,13 @@ export function retryAfterMs(value: string | null, now: number): number | undefi
   if (!value) return undefined;
   // RFC 9110: whole seconds, or an HTTP date, which starts with the day's name and holds a time (its
   // three forms: "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6
-  // 08:49:37 1994"). Date.parse alone would also read "1.5" or "in 5" as dates in 2001.
+  // 08:49:37 1994"). Date.parse alone would also read "1.5" or "in 5" as dates in 2001. Every HTTP date
+  // is in GMT, but the third form does not say so, and Date.parse reads a date without a zone as local
+  // time: " GMT" goes after its year.
   const date = /^\s*\d+\s*$/.test(value)
     ? now + +value * 1000
     : /^\s*[a-z]{3,9},? .*\d\d:\d\d:\d\d/i.test(value)
-    ? Date.parse(value)
+    ? Date.parse(value.replace(/\d{4}\s*$/, "$& GMT"))
     : NaN;
   return date === date ? Math.max(0, date - now) : undefined;
 }

@@ -85,12 +85,20 @@ export function callSignal(
     for (const stop of unwatch.splice(0)) stop();
   };
 
+  // A caller's signal made by AbortSignal.timeout() ends the call as a timeout.
+  const callerAbort = (signal: AbortSignal) =>
+    end(
+      new ServiceAbortError(
+        (signal.reason as { name?: unknown } | null)?.name === "TimeoutError" ? "timeout" : "abort",
+        signal.reason,
+      ),
+    );
   for (const signal of callers) {
     if (signal.aborted) {
-      end(new ServiceAbortError("abort", signal.reason));
+      callerAbort(signal);
       break;
     }
-    unwatch.push(watch(signal, () => end(new ServiceAbortError("abort", signal.reason))));
+    unwatch.push(watch(signal, () => callerAbort(signal)));
   }
   if (!error && timeoutMs !== undefined) {
     timer = setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs);

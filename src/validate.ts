@@ -79,19 +79,35 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Throws unless `value` is a plain object, then for any key not in `known`, naming the closest
- * known key: a typo such as `timeout` for `timeoutMs` is loud instead of silently ignored.
+ * known key: a typo such as `timeout` for `timeoutMs` is loud instead of silently ignored. A key
+ * set to `undefined` counts as absent, as it does in the types. With `typosOnly`, an unknown key
+ * is refused only when it resembles a known one.
  */
 export function expectOptions(
   value: unknown,
   field: string,
   known: readonly string[],
+  typosOnly?: boolean,
 ): asserts value is Record<string, unknown> {
   if (!isObject(value)) throw invalidValue(field, "an object", value);
   for (const key in value) {
-    if (known.includes(key)) continue;
+    if (known.includes(key) || value[key] === undefined) continue;
     const hint = known.find((candidate) => resembles(key.toLowerCase(), candidate.toLowerCase()));
-    throw invalid(`Unknown option \`${key}\` in ${field}${hint ? `: did you mean \`${hint}\`?` : ""}`);
+    if (hint || !typosOnly) {
+      throw invalid(`Unknown option \`${key}\` in ${field}${hint ? `: did you mean \`${hint}\`?` : ""}`);
+    }
   }
+}
+
+/**
+ * Why a value cannot be a header value (RFC 9110 field-value: tab, space, visible ASCII, Latin-1),
+ * or `undefined`. Fetch refuses some of these only when sending (a network error, then retried),
+ * and Bun sends them.
+ */
+export function headerProblem(value: string): string | undefined {
+  return /[^\t\x20-\x7e\x80-\xff]/.test(value)
+    ? "a value that cannot be sent in a header (a control character, or non-Latin-1)"
+    : undefined;
 }
 
 /** Throws unless `value` is a whole number in `[min, max]` (so never `NaN` or `Infinity`). */

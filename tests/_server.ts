@@ -45,6 +45,8 @@ export type RouteHandler = (
 export interface EndpointOptions {
   /** Shifts the endpoint's clock, to test clock-skew handling in iam mode. */
   clockOffsetMs?: number;
+  /** The port to listen on; by default, one the system picks. */
+  port?: number;
 }
 
 /** A running local endpoint. */
@@ -141,7 +143,14 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
       });
       return res.end();
     }
-    const request = await receive(req);
+    let request: ReceivedRequest;
+    try {
+      request = await receive(req);
+    } catch {
+      // The client went away before its request was whole (fetch may also resend a request that met a
+      // connection closing under it): nothing to answer, and not an unhandled rejection.
+      return res.destroy();
+    }
     requests.push(request);
     const name = request.path.replace(/^\/|\/?graphql$/g, "");
     const route = routes.get(name);
@@ -155,7 +164,7 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
       else res.destroy();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
 

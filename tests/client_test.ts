@@ -1,7 +1,13 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "graphql";
-import { type AuthOptions, ServiceClient, ServiceGraphQLError, ServiceHttpError } from "../mod.ts";
+import {
+  type AuthOptions,
+  ServiceAuthError,
+  ServiceClient,
+  ServiceGraphQLError,
+  ServiceHttpError,
+} from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import {
   API_KEY,
@@ -286,6 +292,61 @@ describe("client", () => {
       await client.request("{ hello }");
       await client.request("{ hello }");
       assert.equal(calls, 2);
+    });
+
+    it("iam where there is no crypto.subtle (a browser page over plain http): a typed ServiceAuthError, nothing sent", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+      });
+      await client.request("{ hello }"); // the iam module is loaded
+      // The signer this build uses: Web Crypto (the source, browsers, Deno), or node:crypto (the npm build on
+      // Node and Bun), which needs no crypto.subtle and signs on.
+      const { signingProblem } = await import("../src/iam.ts");
+      const descriptor = Object.getOwnPropertyDescriptor(globalThis, "crypto");
+      const before = endpoint.requests.length;
+      Object.defineProperty(globalThis, "crypto", { value: {}, configurable: true, writable: true });
+      try {
+        if (signingProblem()) {
+          const err = await rejection(client.request("{ hello }"));
+          assert.ok(err instanceof ServiceAuthError);
+          assert.equal(err.code, "AUTH_ERROR");
+          assert.match(
+            err.message,
+            /^Cannot authenticate: credentials cannot be signed: this runtime has no Web Crypto \(crypto\.subtle\)/,
+          );
+          assert.equal(endpoint.requests.length, before);
+        } else {
+          assert.deepEqual(
+            await client.request("{ hello }"),
+            { hello: "world" },
+            "node:crypto signs without it",
+          );
+        }
+      } finally {
+        if (descriptor) Object.defineProperty(globalThis, "crypto", descriptor);
+        else delete (globalThis as { crypto?: unknown }).crypto;
+      }
+      assert.deepEqual(await client.request("{ hello }"), { hello: "world" }, "signs again once it is back");
+    });
+  });
+
+  describe("a fetch option", () => {
+    it("that returns a Response itself, not a Promise, works with a timeout, a signal or retries too", async () => {
+      const answer = () => new Response(JSON.stringify({ data: { hello: "stub" } }), { status: 200 });
+      for (
+        const extra of [{}, { timeoutMs: 1_000 }, { signal: new AbortController().signal }, {
+          retry: { attempts: 2 },
+        }]
+      ) {
+        const client = new ServiceClient({
+          url: endpoint.url,
+          auth: { type: "apiKey", apiKey: API_KEY },
+          fetch: answer as never,
+          ...extra,
+        });
+        assert.deepEqual(await client.request("{ hello }"), { hello: "stub" }, JSON.stringify(extra));
+      }
     });
   });
 

@@ -296,12 +296,59 @@ describe("retry", () => {
       assert.equal(retryPolicy({ attempts: 100, maxDelayMs: 2_147_483_647 }).maxDelayMs, 2_147_483_647);
     });
 
-    it("retries only when shouldRetry returns true itself, not a truthy value", () => {
+    it("a shouldRetry answer that is not a boolean is refused, not taken for a yes or a no", async () => {
       const err = new ServiceHttpError(409, "", new Headers());
-      for (const answer of [1, "yes", {}]) {
-        assert.equal(shouldRetry(retryPolicy({ shouldRetry: () => answer as never }), err, 1), false);
+      for (const answer of [1, "yes", {}, undefined, null]) {
+        assert.throws(
+          () => shouldRetry(retryPolicy({ shouldRetry: () => answer as never }), err, 1),
+          (error: TypeError & { code?: string }) => {
+            assert.equal(error.code, "INVALID_ARGUMENT");
+            assert.match(
+              error.message,
+              /^Invalid answer from retry\.shouldRetry: expected a boolean, current value is /,
+            );
+            assert.equal(error.cause, err, "the attempt's error is kept");
+            return true;
+          },
+        );
       }
+      await assert.rejects(
+        shouldRetry(retryPolicy({ shouldRetry: () => Promise.resolve("yes" as never) }), err, 1) as Promise<
+          boolean
+        >,
+        /Invalid answer from retry\.shouldRetry/,
+      );
       assert.equal(shouldRetry(retryPolicy({ shouldRetry: () => true }), err, 1), true);
+      assert.equal(shouldRetry(retryPolicy({ shouldRetry: () => false }), err, 1), false);
+      assert.equal(
+        await shouldRetry(retryPolicy({ shouldRetry: () => Promise.resolve(true) }), err, 1),
+        true,
+      );
+    });
+
+    it("an async shouldRetry is awaited: a yes retries, a rejection rejects the call with it as the cause", async () => {
+      const url = flaky("async-should-retry", 503, 1);
+      const c = client(url, { retry: { ...fast, shouldRetry: async () => await Promise.resolve(true) } });
+      assert.deepEqual(await c.request("{ hello }"), { hello: "world" });
+      assert.equal(requestsTo("async-should-retry"), 2);
+      const failure = new Error("decision failed");
+      const d = client(flaky("async-should-retry-rejects", 503, 5), {
+        retry: { ...fast, shouldRetry: () => Promise.reject(failure) },
+      });
+      const err = await rejection(d.request("{ hello }"));
+      assert.equal(err.code, "INVALID_ARGUMENT");
+      assert.equal(err.cause, failure);
+    });
+
+    it("an async shouldRetry that never answers is ended by the call's timeout", async () => {
+      const c = client(flaky("async-should-retry-hangs", 503, 5), {
+        retry: { ...fast, shouldRetry: () => new Promise<boolean>(() => {}) },
+      });
+      const started = Date.now();
+      const err = await rejection(c.request("{ hello }", undefined, { timeoutMs: 100 }));
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.reason, "timeout");
+      assert.ok(Date.now() - started < 2_000, "within 2 s");
     });
 
     it("Retry-After is honoured on 429 and 503 only: on a 500, the backoff decides", () => {
@@ -340,8 +387,26 @@ describe("retry", () => {
       assert.equal(retryAfterMs("2026-01-01T00:00:05Z", now), undefined, "ISO 8601 is not an HTTP date");
       // The obsolete HTTP-date forms RFC 9110 still asks recipients to accept.
       assert.equal(retryAfterMs("Thursday, 01-Jan-26 00:00:05 GMT", now), 5_000);
-      assert.equal(retryAfterMs("Thu Jan  1 00:00:05 2026", now) !== undefined, true);
+      assert.equal(retryAfterMs("Thu Jan  1 00:00:05 2026", now), 5_000);
       assert.equal(retryAfterMs(null, now), undefined);
+    });
+
+    it("reads every Retry-After date as GMT, whatever the local time zone", () => {
+      // The asctime form names no zone, and Date.parse reads such a date as local time. Deno, Node and
+      // Bun all take a new TZ at once.
+      const now = Date.parse("2026-01-01T00:00:00Z");
+      const zone = process.env.TZ;
+      try {
+        for (const tz of ["America/New_York", "Asia/Tokyo", "UTC"]) {
+          process.env.TZ = tz;
+          assert.equal(retryAfterMs("Thu Jan  1 00:00:05 2026", now), 5_000, tz);
+          assert.equal(retryAfterMs("Thu, 01 Jan 2026 00:00:05 GMT", now), 5_000, tz);
+          assert.equal(retryAfterMs("Thursday, 01-Jan-26 00:00:05 GMT", now), 5_000, tz);
+        }
+      } finally {
+        if (zone === undefined) delete process.env.TZ;
+        else process.env.TZ = zone;
+      }
     });
 
     it("isRetryable: network errors, 5xx and 429 only", () => {

@@ -75,6 +75,20 @@ describe("signals", () => {
       assert.equal((err.cause as Error).message, "navigated away");
     });
 
+    it("a caller's AbortSignal.timeout() ends the call as a timeout: reason timeout, its TimeoutError as cause", async () => {
+      const err = await rejection(
+        client("hang").request("{ hello }", undefined, { signal: AbortSignal.timeout(50) }),
+      );
+      assert.ok(err instanceof ServiceAbortError);
+      assert.equal(err.reason, "timeout");
+      assert.equal((err.cause as DOMException).name, "TimeoutError");
+      // Already fired before the call: the same.
+      const timedOut = AbortSignal.timeout(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const early = await rejection(client().request("{ hello }", undefined, { signal: timedOut }));
+      assert.equal(early.reason, "timeout");
+    });
+
     it("an already-aborted signal rejects without calling fetch", async () => {
       let calls = 0;
       const c = client(undefined, { fetch: (input, init) => (calls++, fetch(input, init)) });

@@ -1,0 +1,116 @@
+/**
+ * The modules a call loads lazily (the printer for document nodes, the introspection query, the iam
+ * signer) are loaded under the call's timeout and signal, and a failed load is a network failure
+ * that a retry policy retries. Loads are injected through `send()`'s `load` (a real chunk load
+ * cannot be slowed or broken from here); requests go to the local endpoint.
+ *
+ * @module
+ */
+
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ServiceAbortError, ServiceClient, ServiceNetworkError } from "../mod.ts";
+import { clientState, send } from "../src/call.ts";
+import { chunkLoadFailed } from "../src/errors.ts";
+import { clientConfig } from "../src/options.ts";
+import type { PreparedDocument } from "../src/document.ts";
+import { type Endpoint, startEndpoint } from "./_server.ts";
+import { API_KEY, rejection } from "./_fixtures.ts";
+
+let endpoint: Endpoint;
+
+/** A client's state, as `ServiceClient` makes it. */
+function state(extra: Record<string, unknown> = {}) {
+  return clientState(
+    clientConfig({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY }, ...extra }),
+  );
+}
+
+const never = () => new Promise<PreparedDocument>(() => {});
+const HELLO = { query: "{ hello }" };
+
+describe("lazily loaded modules", () => {
+  before(async () => {
+    endpoint = await startEndpoint();
+  });
+  after(() => endpoint.close());
+
+  it("a load that never ends is cut by the call's timeout: ServiceAbortError, reason timeout", async () => {
+    const started = Date.now();
+    const err = await rejection(send(state(), undefined, undefined, { timeoutMs: 100 }, true, never));
+    assert.ok(err instanceof ServiceAbortError);
+    assert.equal(err.reason, "timeout");
+    assert.ok(Date.now() - started < 2_000, "within 2 s");
+  });
+
+  it("a load that never ends is cut by the client's timeout and by the caller's signal", async () => {
+    const byClient = await rejection(
+      send(state({ timeoutMs: 100 }), undefined, undefined, undefined, true, never),
+    );
+    assert.equal(byClient.reason, "timeout");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const bySignal = await rejection(
+      send(state(), undefined, undefined, { signal: controller.signal }, true, never),
+    );
+    assert.ok(bySignal instanceof ServiceAbortError);
+    assert.equal(bySignal.reason, "abort");
+  });
+
+  it("an already-aborted signal rejects at once, without waiting for the load", async () => {
+    const before = endpoint.requests.length;
+    const err = await rejection(
+      send(state(), undefined, undefined, { signal: AbortSignal.abort() }, true, never),
+    );
+    assert.ok(err instanceof ServiceAbortError);
+    assert.equal(endpoint.requests.length, before);
+  });
+
+  it("a failed load is a ServiceNetworkError, retried by a retry policy: the next attempt loads again", async () => {
+    let loads = 0;
+    const load = () =>
+      ++loads === 1
+        ? Promise.reject(new TypeError("Failed to fetch dynamically imported module")).catch(chunkLoadFailed)
+        : Promise.resolve(HELLO);
+    const retrying = state({ retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
+    assert.deepEqual(await send(retrying, undefined, undefined, undefined, true, load), { hello: "world" });
+    assert.equal(loads, 2);
+
+    loads = 0;
+    const err = await rejection(send(state(), undefined, undefined, undefined, true, load));
+    assert.ok(err instanceof ServiceNetworkError, "without retry: thrown, typed");
+    assert.equal(err.code, "NETWORK_ERROR");
+    assert.equal((err.cause as Error).message, "Failed to fetch dynamically imported module");
+  });
+
+  it("bad variables are refused once the document has loaded, with no request sent", async () => {
+    const before = endpoint.requests.length;
+    const err = await rejection(
+      send(state({ timeoutMs: 1_000 }), undefined, "nope", undefined, true, () => Promise.resolve(HELLO)),
+    );
+    assert.equal(err.code, "INVALID_ARGUMENT");
+    assert.equal(endpoint.requests.length, before);
+  });
+
+  it("document nodes and introspect() go through the same path: they resolve under a timeout", async () => {
+    const client = new ServiceClient({
+      url: endpoint.url,
+      auth: { type: "apiKey", apiKey: API_KEY },
+      timeoutMs: 5_000,
+    });
+    const document = {
+      kind: "Document",
+      definitions: [{
+        kind: "OperationDefinition",
+        operation: "query",
+        selectionSet: {
+          kind: "SelectionSet",
+          selections: [{ kind: "Field", name: { kind: "Name", value: "hello" } }],
+        },
+      }],
+    } as const;
+    assert.deepEqual(await client.request(document as never), { hello: "world" });
+    const schema = await client.introspect({ signal: new AbortController().signal });
+    assert.equal(typeof schema.__schema, "object");
+  });
+});
