@@ -80,6 +80,8 @@ export function send(
       ? prepared.then((ready) => sendOnce(state, bodyOf(ready), headers, undefined, unwrap))
       : sendOnce(state, bodyOf(prepared), headers, undefined, unwrap);
   }
+  // A call aborted before its first attempt never reads the load: its failure must not go unhandled.
+  if (prepared instanceof Promise) prepared.catch(() => {});
   const body = prepared instanceof Promise
     ? () => {
       // The first attempt takes the load begun above; an attempt after a failed load loads again.

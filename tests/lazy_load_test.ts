@@ -66,6 +66,18 @@ describe("lazily loaded modules", () => {
     assert.equal(endpoint.requests.length, before);
   });
 
+  it("a load that fails after the call was aborted leaves no unhandled rejection", async () => {
+    let fail!: (reason: unknown) => void;
+    const load = () => new Promise<PreparedDocument>((_, reject) => fail = reject).catch(chunkLoadFailed);
+    const err = await rejection(
+      send(state(), undefined, undefined, { signal: AbortSignal.abort() }, true, load),
+    );
+    assert.ok(err instanceof ServiceAbortError);
+    fail(new TypeError("Failed to fetch dynamically imported module"));
+    // An unhandled rejection would fail this test on Deno and end the process on Node.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
   it("a failed load is a ServiceNetworkError, retried by a retry policy: the next attempt loads again", async () => {
     let loads = 0;
     const load = () =>
