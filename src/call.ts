@@ -20,7 +20,7 @@ import {
 } from "./errors.ts";
 import { type ClientConfig, requestConfig } from "./options.ts";
 import { type GraphQLResult, resultOf } from "./response.ts";
-import { retryDelay, shouldRetry } from "./retry.ts";
+import { retryDelay, type RetryPolicy, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, follow, sleep } from "./signal.ts";
 import { invalid, invalidValue, isObject } from "./validate.ts";
 
@@ -69,11 +69,12 @@ export function send(
   const bodyOf = (ready: PreparedDocument) =>
     serialize(ready.query, variables, request.operationName ?? ready.operationName);
   const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
+  const policy = request.retry ?? config.retry;
   const timeoutMs = config.timeoutMs === undefined || request.timeoutMs === undefined
     ? config.timeoutMs ?? request.timeoutMs
     : Math.min(config.timeoutMs, request.timeoutMs);
   if (
-    !config.signal && !request.signal && timeoutMs === undefined && config.retry.attempts === 1 &&
+    !config.signal && !request.signal && timeoutMs === undefined && policy.attempts === 1 &&
     config.auth.type !== "iam"
   ) {
     return prepared instanceof Promise
@@ -90,15 +91,24 @@ export function send(
       return Promise.resolve(ready).then(bodyOf);
     }
     : bodyOf(prepared);
-  return attempts(state, body, headers, callSignal([config.signal, request.signal], timeoutMs), unwrap);
+  return attempts(
+    state,
+    policy,
+    body,
+    headers,
+    callSignal([config.signal, request.signal], timeoutMs),
+    unwrap,
+  );
 }
 
 /**
- * The attempts of one call, the waits between them, and the clock-skew re-sign (iam). `body` is the
- * body to send, or what makes it once the document is ready.
+ * The attempts of one call under `policy` (the request's, or the client's), the waits between them,
+ * and the clock-skew re-sign (iam). `body` is the body to send, or what makes it once the document
+ * is ready.
  */
 async function attempts(
   state: ClientState,
+  policy: RetryPolicy,
   body: string | (() => Promise<string>),
   headers: Readonly<Record<string, string>>,
   call: CallSignal,
@@ -132,10 +142,10 @@ async function attempts(
           attempt--;
           continue;
         }
-        let retry = shouldRetry(config.retry, err, attempt);
+        let retry = shouldRetry(policy, err, attempt);
         // A caller's shouldRetry may answer later: the call's timeout and signal still apply.
         if (retry instanceof Promise) retry = await untilAborted(retry, call.signal);
-        const delay = retry && retryDelay(config.retry, err, attempt);
+        const delay = retry && retryDelay(policy, err, attempt);
         if (delay === false || delay === undefined || Date.now() + delay >= call.deadline) throw err;
         // An abort rejects the wait with the call's ServiceAbortError (the reason its signal carries).
         await sleep(delay, call.signal);

@@ -104,6 +104,7 @@ export interface ServiceClientOptions {
  *   timeoutMs: 5_000,
  *   operationName: "Post",
  *   headers: { "x-request-id": "r-1" },
+ *   retry: { attempts: 1 }, // no retry for this call, whatever the client's policy
  * };
  * console.log(options.timeoutMs); // 5000
  * ```
@@ -117,6 +118,11 @@ export interface RequestOptions {
   readonly operationName?: string | undefined;
   /** Headers for this request, over the client's `headers`. */
   readonly headers?: HeaderValues | undefined;
+  /**
+   * A retry policy for this call, in place of the client's (missing fields take the defaults, as
+   * there): `{ attempts: 1 }` turns retries off for a mutation that is not idempotent.
+   */
+  readonly retry?: RetryOptions | undefined;
 }
 
 /** Client options after checking. */
@@ -183,6 +189,8 @@ export interface RequestConfig {
   readonly timeoutMs: number | undefined;
   readonly operationName: string | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
+  /** The call's own retry policy, if it has one. */
+  readonly retry: RetryPolicy | undefined;
 }
 
 const NO_REQUEST_OPTIONS: RequestConfig = {
@@ -190,6 +198,7 @@ const NO_REQUEST_OPTIONS: RequestConfig = {
   timeoutMs: undefined,
   operationName: undefined,
   headers: undefined,
+  retry: undefined,
 };
 
 /**
@@ -199,12 +208,16 @@ const NO_REQUEST_OPTIONS: RequestConfig = {
  */
 export function requestConfig(options: unknown): RequestConfig {
   if (options === undefined) return NO_REQUEST_OPTIONS;
-  expectOptions(options, "request options", ["signal", "timeoutMs", "operationName", "headers"]);
-  const { operationName } = options;
+  expectOptions(options, "request options", ["signal", "timeoutMs", "operationName", "headers", "retry"]);
+  const { operationName, retry } = options;
   if (operationName !== undefined && (typeof operationName !== "string" || operationName === "")) {
     throw invalidValue("operationName", "a non-empty string", operationName);
   }
-  return { operationName, ...commonOptions(options, "request ") };
+  return {
+    operationName,
+    retry: retry === undefined ? undefined : retryPolicy(retry),
+    ...commonOptions(options, "request "),
+  };
 }
 
 /** The options a client and a request share: `signal`, `timeoutMs` and `headers`. */

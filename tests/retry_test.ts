@@ -326,6 +326,43 @@ describe("retry", () => {
       );
     });
 
+    it("a request's retry replaces the client's: { attempts: 1 } sends a mutation once on a client that retries", async () => {
+      const retrying = client(flaky("request-retry-off", 503, 5), { retry: fast });
+      const err = await rejection(
+        retrying.mutate('mutation { addPost(title: "x") { id } }', undefined, { retry: { attempts: 1 } }),
+      );
+      assert.equal(err.status, 503);
+      assert.equal(requestsTo("request-retry-off"), 1);
+      // And the other way: a request retries on a client that does not.
+      const once = client(flaky("request-retry-on", 503, 1));
+      assert.deepEqual(await once.request("{ hello }", undefined, { retry: fast }), { hello: "world" });
+      assert.equal(requestsTo("request-retry-on"), 2);
+      // The client's own policy still applies to its other calls.
+      const url = flaky("request-retry-client-again", 503, 2);
+      const again = client(url, { retry: fast });
+      await rejection(again.request("{ hello }", undefined, { retry: { attempts: 1 } }));
+      assert.deepEqual(await again.request("{ hello }"), { hello: "world" });
+      assert.equal(requestsTo("request-retry-client-again"), 3, "the second call was retried");
+    });
+
+    it("a request's retry is checked like the client's", async () => {
+      const c = client(endpoint.url);
+      for (
+        const [retry, message] of [
+          [
+            { attempts: 0 },
+            /^Invalid retry\.attempts: expected an integer from 1 to 100, current value is 0$/,
+          ],
+          [{ tries: 2 }, /^Unknown option `tries` in retry$/],
+          ["3", /^Invalid retry: expected an object, current value is a string$/],
+        ] as const
+      ) {
+        const err = await rejection(c.request("{ hello }", undefined, { retry } as never));
+        assert.equal(err.code, "INVALID_ARGUMENT");
+        assert.match(err.message, message);
+      }
+    });
+
     it("an async shouldRetry is awaited: a yes retries, a rejection rejects the call with it as the cause", async () => {
       const url = flaky("async-should-retry", 503, 1);
       const c = client(url, { retry: { ...fast, shouldRetry: async () => await Promise.resolve(true) } });

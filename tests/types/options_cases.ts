@@ -30,6 +30,9 @@ export async function accepted(): Promise<void> {
   options({ url: new URL(url), auth, headers: new Headers({ "x-app": "demo" }) });
   perRequest({ headers: { "x-request-id": "r-1" }, timeoutMs: 5_000, signal: new AbortController().signal });
   perRequest({ headers: new Headers(), operationName: "Post" });
+  perRequest({ retry: { attempts: 1 } });
+  perRequest({ retry: { shouldRetry: (err) => Promise.resolve(err.code === "NETWORK_ERROR") } });
+  await client.mutate("mutation { addPost { id } }", undefined, { retry: { attempts: 1 } });
   await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-2" } });
   assertType<IsExact<HeaderValues, Readonly<Record<string, string>> | Headers>>();
 }
@@ -71,4 +74,8 @@ export function rejected(): void {
   perRequest({ header: { "x-a": "b" } });
   // @ts-expect-error TS2322 'number': `operationName` is a string
   perRequest({ operationName: 1 });
+  // @ts-expect-error TS2559 'number': a request's `retry` is retry options, not a number of attempts
+  perRequest({ retry: 3 });
+  // @ts-expect-error TS2322 'string': `shouldRetry` answers a boolean (or a Promise of one)
+  perRequest({ retry: { shouldRetry: () => "yes" } });
 }
