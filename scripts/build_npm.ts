@@ -9,7 +9,8 @@
  *   `#crypto`, which package.json `imports` resolves to `src/crypto_node.js` (`node:crypto`) under the
  *   `node` condition (Node, Bun, Deno's npm mode, bundlers targeting Node) and to the web file elsewhere
  *   (browsers, workers, esm.sh).
- * - `npm/package.json`, README.md and LICENSE; a `sigv4/package.json` stub for pre-`exports` resolvers.
+ * - `npm/package.json`, README.md (its opening for contributors replaced by the install command, see
+ *   `npm/readme.ts`) and LICENSE; a `sigv4/package.json` stub for pre-`exports` resolvers.
  * - `npm/tests/`: tests/*.ts compiled to ESM against the built package (not published). `../mod.ts`
  *   becomes `@seed/service-client` and `../src/sigv4.ts` `@seed/service-client/sigv4` (resolved
  *   through the package's own `exports`); other `../src/` files become the files of `npm/esm/`.
@@ -44,6 +45,7 @@ import {
   stubFolder,
   stubManifest,
 } from "./npm/manifest.ts";
+import { npmReadme } from "./npm/readme.ts";
 import { mapSpecifier, toRelative, UnsupportedSpecifierError } from "./npm/specifiers.ts";
 import { checkImports } from "./npm/verify.ts";
 
@@ -163,7 +165,8 @@ export function buildNpm(): string[] {
     const folder = stubFolder(subpath);
     if (folder) writeJson(join(OUT, folder, "package.json"), stubManifest(subpath, source));
   }
-  for (const file of ["README.md", "LICENSE"]) copyFileSync(join(ROOT, file), join(OUT, file));
+  writeFileSync(join(OUT, "README.md"), npmReadme(readFileSync(join(ROOT, "README.md"), "utf8"), deno.name));
+  copyFileSync(join(ROOT, "LICENSE"), join(OUT, "LICENSE"));
 
   written.push(...buildTests(deno));
   verify(written, deno);
