@@ -22,7 +22,7 @@ import { type ClientConfig, requestConfig } from "./options.ts";
 import { type GraphQLResult, resultOf } from "./response.ts";
 import { retryDelay, type RetryPolicy, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, follow, sleep } from "./signal.ts";
-import { invalid, invalidValue, isObject } from "./validate.ts";
+import { invalid, invalidValue, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
 let iam: typeof import("./iam.ts") | undefined;
@@ -263,7 +263,7 @@ function serialize(query: string, variables: unknown, operationName: string | un
     // Variables may hold anything sensitive: even a number is described by its type only.
     if (!isObject(variables)) throw invalidValue("variables", "an object", variables, false, true);
     // A Map, a Date, a boxed string or an object with a toJSON would not be sent as the object it is.
-    const kind = Object.prototype.toString.call(variables).slice(8, -1);
+    const kind = kindOf(variables);
     if (kind !== "Object" || typeof variables.toJSON === "function") {
       throw invalid(
         `Invalid variables: expected a plain object, current value is ${

@@ -16,6 +16,7 @@ import {
   invalid,
   invalidValue,
   isObject,
+  kindOf,
   MAX_TIMER_MS,
 } from "./validate.ts";
 
@@ -269,18 +270,20 @@ function checkUrl(url: unknown): string {
 
 /** Copies caller headers into a record with lower-case names, refusing the reserved ones. */
 function headerRecord(value: unknown, field: string): Readonly<Record<string, string>> {
-  // A `Headers` is an object too.
-  if (!isObject(value)) {
-    throw invalidValue(field, "an object or Headers", value);
+  // A `Headers` is an object too, and so is one of another implementation (undici's, a polyfill's),
+  // read through its tag. Any other kind (a Map, say) would be read as an object with no headers.
+  if (!isObject(value)) throw invalidValue(field, "an object or Headers", value);
+  const kind = kindOf(value);
+  if (kind !== "Object" && kind !== "Headers") {
+    throw invalid(`Invalid ${field}: expected an object or Headers, current value is a ${kind}`);
   }
   const record: Record<string, string> = {};
   try {
     // A header set to `undefined` in a record is left out, as it is absent in the types.
     new Headers(
-      value instanceof Headers ? value : Object.entries(value).filter((entry) => entry[1] !== undefined) as [
-        string,
-        string,
-      ][],
+      kind === "Headers"
+        ? value as unknown as Headers
+        : Object.entries(value).filter((entry) => entry[1] !== undefined) as [string, string][],
     ).forEach((headerValue, name) => record[name] = headerValue);
   } catch {
     // The runtime's message may quote the value, so it is not kept as the cause.

@@ -50,7 +50,7 @@ export interface RetryOptions {
    * number of the attempt that failed, from 1. It sees network errors, `ServiceHttpError`s and
    * `ServiceResponseError`s (a 2xx that is not GraphQL, which the default rule does not retry);
    * aborts, auth errors, bad input and GraphQL errors are never retried. It may answer with a
-   * Promise (the call's timeout and signal still apply while it decides). If it throws or rejects,
+   * Promise or another thenable (the call's timeout and signal still apply while it decides). If it throws or rejects,
    * the call rejects with a `TypeError` (`code: "INVALID_ARGUMENT"`) whose `cause` is what it threw;
    * if it answers anything but a boolean, with one whose `cause` is the attempt's error.
    */
@@ -58,7 +58,7 @@ export interface RetryOptions {
     | ((
       err: ServiceNetworkError | ServiceHttpError | ServiceResponseError,
       attempt: number,
-    ) => boolean | Promise<boolean>)
+    ) => boolean | PromiseLike<boolean>)
     | undefined;
 }
 
@@ -74,7 +74,9 @@ export interface RetryPolicy {
   /** The longest wait in ms. */
   readonly maxDelayMs: number;
   /** The caller's decision, if any. */
-  readonly shouldRetry: ((err: RetryCandidate, attempt: number) => boolean | Promise<boolean>) | undefined;
+  readonly shouldRetry:
+    | ((err: RetryCandidate, attempt: number) => boolean | PromiseLike<boolean>)
+    | undefined;
 }
 
 /**
@@ -178,13 +180,17 @@ export function shouldRetry(
     }
     return answer;
   };
-  let answer: boolean | Promise<boolean>;
+  let answer: unknown;
   try {
     answer = policy.shouldRetry(err, attempt);
+    // A Promise is awaited, and so is a thenable of another library or realm (Bluebird, an iframe's).
+    if (typeof (answer as { then?: unknown } | null)?.then === "function") {
+      return Promise.resolve(answer).then(decided, threw);
+    }
   } catch (cause) {
     return threw(cause);
   }
-  return answer instanceof Promise ? answer.then(decided, threw) : decided(answer);
+  return decided(answer);
 }
 
 /**

@@ -78,6 +78,14 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * What kind of object `value` is, by its `Symbol.toStringTag` or built-in class: `Object` for a
+ * literal, a class instance or a null-prototype object; `Map`, `Date`, `Headers`, … otherwise.
+ */
+export function kindOf(value: object): string {
+  return Object.prototype.toString.call(value).slice(8, -1);
+}
+
+/**
  * Throws unless `value` is a plain object, then for any key not in `known`, naming the closest
  * known key: a typo such as `timeout` for `timeoutMs` is loud instead of silently ignored. A key
  * set to `undefined` counts as absent, as it does in the types. With `typosOnly`, an unknown key

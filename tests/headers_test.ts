@@ -34,6 +34,39 @@ describe("headers", () => {
       assert.equal(headers["content-type"], "application/json; charset=UTF-8");
     });
 
+    it("a Headers of another implementation (undici's, a polyfill's) is read as headers; a Map is refused", async () => {
+      // Not a global Headers, but tagged and iterable as one: what `new (require("undici").Headers)()` is.
+      class ForeignHeaders {
+        get [Symbol.toStringTag]() {
+          return "Headers";
+        }
+        *[Symbol.iterator]() {
+          yield ["x-trace", "foreign"];
+        }
+      }
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        headers: new ForeignHeaders() as unknown as Headers,
+      });
+      await client.request("{ hello }");
+      assert.equal(last().headers["x-trace"], "foreign");
+      // A Map has no own enumerable keys: read as a record, its headers would vanish without a word.
+      const map = new Map([["x-trace", "t-1"]]) as unknown as Record<string, string>;
+      assert.throws(
+        () =>
+          new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY }, headers: map }),
+        {
+          name: "TypeError",
+          message: "Invalid headers: expected an object or Headers, current value is a Map",
+        },
+      );
+      await assert.rejects(
+        client.request("{ hello }", undefined, { headers: map }),
+        { message: "Invalid request headers: expected an object or Headers, current value is a Map" },
+      );
+    });
+
     it("each request sends its own headers, whatever the requests before it sent", async () => {
       const client = new ServiceClient({
         url: endpoint.url,

@@ -324,6 +324,22 @@ describe("retry", () => {
         await shouldRetry(retryPolicy({ shouldRetry: () => Promise.resolve(true) }), err, 1),
         true,
       );
+      // A thenable of another promise library or realm is awaited as a Promise is.
+      const thenable = (answer: unknown) => ({
+        then: (resolve: (value: unknown) => void) => resolve(answer),
+      });
+      assert.equal(
+        await shouldRetry(retryPolicy({ shouldRetry: () => thenable(true) as never }), err, 1),
+        true,
+      );
+      assert.equal(
+        await shouldRetry(retryPolicy({ shouldRetry: () => thenable(false) as never }), err, 1),
+        false,
+      );
+      await assert.rejects(
+        Promise.resolve(shouldRetry(retryPolicy({ shouldRetry: () => thenable(1) as never }), err, 1)),
+        /^TypeError: Invalid answer from retry\.shouldRetry: expected a boolean/,
+      );
     });
 
     it("a request's retry replaces the client's: { attempts: 1 } sends a mutation once on a client that retries", async () => {
