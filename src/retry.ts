@@ -17,16 +17,17 @@ import { describe, expectInteger, expectOptions, invalid, invalidValue, MAX_TIME
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
  * defaults in {@link RETRY_DEFAULTS}.
  *
- * @example Retry 409 too, and never a mutation
+ * @example Retry 409 too (network errors, 5xx and 429 are retried anyway), and a mutation never
  * ```ts
- * import { isRetryable, type RetryOptions, ServiceHttpError } from "@seed/service-client";
+ * import { type RetryOptions, ServiceHttpError } from "@seed/service-client";
  *
  * const retry: RetryOptions = {
  *   attempts: 4,
- *   shouldRetry: (err) => isRetryable(err) || (err instanceof ServiceHttpError && err.status === 409),
+ *   shouldRetry: (err) => err instanceof ServiceHttpError && err.status === 409,
  * };
- * const forMutations: RetryOptions = { shouldRetry: () => false };
- * console.log(retry.attempts, forMutations.attempts); // 4 undefined
+ * // Per request: `client.mutate(doc, variables, { retry: forMutations })`.
+ * const forMutations: RetryOptions = { attempts: 1 };
+ * console.log(retry.attempts, forMutations.attempts); // 4 1
  * ```
  */
 export interface RetryOptions {
@@ -45,20 +46,19 @@ export interface RetryOptions {
    */
   readonly maxDelayMs?: number | undefined;
   /**
-   * Decides whether a failed attempt is retried, replacing the default rule (network errors, 5xx
-   * and 429, see {@link isRetryable}); call `isRetryable(err)` inside to extend it. `attempt` is the
-   * number of the attempt that failed, from 1. It sees network errors, `ServiceHttpError`s and
-   * `ServiceResponseError`s (a 2xx that is not GraphQL, which the default rule does not retry);
-   * aborts, auth errors, bad input and GraphQL errors are never retried. It may answer with a
-   * Promise or another thenable (the call's timeout and signal still apply while it decides). If it throws or rejects,
-   * the call rejects with a `TypeError` (`code: "INVALID_ARGUMENT"`) whose `cause` is what it threw;
-   * if it answers anything but a boolean, with one whose `cause` is the attempt's error.
+   * Decides the further cases: whether a failed attempt that the default rule does not retry is
+   * retried. The default cases (network errors, 5xx and 429, see {@link isRetryable}) are always
+   * retried while attempts remain, and never reach it; to send a request once, give it
+   * `retry: { attempts: 1 }`. It sees the other `ServiceHttpError`s (a 409, say) and
+   * `ServiceResponseError`s (a 2xx that is not GraphQL); `attempt` is the number of the attempt
+   * that failed, from 1. Aborts, auth errors, bad input and GraphQL errors are never retried. It
+   * may answer with a Promise or another thenable (the call's timeout and signal still apply while
+   * it decides). If it throws or rejects, the call rejects with a `TypeError`
+   * (`code: "INVALID_ARGUMENT"`) whose `cause` is what it threw; if it answers anything but a
+   * boolean, with one whose `cause` is the attempt's error.
    */
   readonly shouldRetry?:
-    | ((
-      err: ServiceNetworkError | ServiceHttpError | ServiceResponseError,
-      attempt: number,
-    ) => boolean | PromiseLike<boolean>)
+    | ((err: ServiceHttpError | ServiceResponseError, attempt: number) => boolean | PromiseLike<boolean>)
     | undefined;
 }
 
@@ -73,10 +73,8 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   /** The longest wait in ms. */
   readonly maxDelayMs: number;
-  /** The caller's decision, if any. */
-  readonly shouldRetry:
-    | ((err: RetryCandidate, attempt: number) => boolean | PromiseLike<boolean>)
-    | undefined;
+  /** The caller's decision on the further cases, if any. */
+  readonly shouldRetry: RetryOptions["shouldRetry"];
 }
 
 /**
@@ -153,8 +151,8 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /**
- * Whether to retry after `attempt` failed with `err`, per the policy: a Promise when the caller's
- * `shouldRetry` answers with one.
+ * Whether to retry after `attempt` failed with `err`, per the policy: the default rule, then the
+ * caller's `shouldRetry` for the further cases (a Promise when it answers with one).
  *
  * @throws {TypeError} When `shouldRetry` throws or rejects (its error is the `cause`), or answers
  * anything but a boolean (the cause is `err`).
@@ -165,7 +163,8 @@ export function shouldRetry(
   attempt: number,
 ): boolean | Promise<boolean> {
   if (attempt >= policy.attempts) return false;
-  if (!policy.shouldRetry) return isRetryable(err);
+  if (isRetryable(err)) return true;
+  if (!policy.shouldRetry) return false;
   const threw = (cause: unknown): never => {
     throw invalid("retry.shouldRetry threw, so the request was not retried", false, cause);
   };
@@ -182,7 +181,8 @@ export function shouldRetry(
   };
   let answer: unknown;
   try {
-    answer = policy.shouldRetry(err, attempt);
+    // Not a network error here: isRetryable took those.
+    answer = policy.shouldRetry(err as ServiceHttpError | ServiceResponseError, attempt);
     // A Promise is awaited, and so is a thenable of another library or realm (Bluebird, an iframe's).
     if (typeof (answer as { then?: unknown } | null)?.then === "function") {
       return Promise.resolve(answer).then(decided, threw);

@@ -111,20 +111,26 @@ describe("retry", () => {
       assert.equal(calls, 3);
     });
 
-    it("shouldRetry replaces the default rule: it can add a case (409) and sees the attempt number", async () => {
-      const url = flaky("conflict", 409, 1);
+    it("shouldRetry decides the further cases: it adds 409, sees the attempt number, and 503 stays retried", async () => {
+      endpoint.route("conflict-then-busy", (_req, res, count, pass) => {
+        if (count === 1) return send(res, 409, { errors: [{ message: "conflict" }] });
+        if (count === 2) return send(res, 503, { message: "busy" });
+        pass();
+      });
       const seen: Array<[number, number]> = [];
-      const data = await client(url, {
+      const data = await client(endpoint.urlFor("conflict-then-busy"), {
         retry: {
           ...fast,
           shouldRetry: (err, attempt) => {
             seen.push([(err as ServiceHttpError).status, attempt]);
-            return isRetryable(err) || (err instanceof ServiceHttpError && err.status === 409);
+            return err instanceof ServiceHttpError && err.status === 409;
           },
         },
       }).request("{ hello }");
       assert.deepEqual(data, { hello: "world" });
+      // Asked about the 409 only: the 503 is a default case, retried without asking.
       assert.deepEqual(seen, [[409, 1]]);
+      assert.equal(requestsTo("conflict-then-busy"), 3);
     });
 
     it("a 2xx body that is not GraphQL is not retried by default, but shouldRetry sees it and may retry it", async () => {
@@ -149,17 +155,22 @@ describe("retry", () => {
       assert.equal(requestsTo("not-graphql-retried"), 2);
     });
 
-    it("shouldRetry can veto a default retry (a non-idempotent mutation)", async () => {
-      const url = flaky("veto", 503, 1);
-      const err = await rejection(
-        client(url, { retry: { ...fast, shouldRetry: () => false } }).request("{ hello }"),
-      );
-      assert.equal(err.status, 503);
-      assert.equal(requestsTo("veto"), 1);
+    it("shouldRetry is never asked about a default case: a 503 and a network error are retried whatever it says", async () => {
+      const asked: unknown[] = [];
+      const retry = { ...fast, shouldRetry: (err: unknown) => (asked.push(err), false) };
+      const data = await client(flaky("no-veto", 503, 1), { retry }).request("{ hello }");
+      assert.deepEqual(data, { hello: "world" });
+      assert.equal(requestsTo("no-veto"), 2);
+      let calls = 0;
+      const failingOnce: typeof fetch = (input, init) =>
+        ++calls === 1 ? Promise.reject(new TypeError("connection reset")) : fetch(input, init);
+      await new ServiceClient({ url: endpoint.url, auth, retry, fetch: failingOnce }).request("{ hello }");
+      assert.equal(calls, 2);
+      assert.deepEqual(asked, []);
     });
 
     it("a shouldRetry that throws rejects with a TypeError (INVALID_ARGUMENT) whose cause is its error", async () => {
-      const url = flaky("throwing-should-retry", 503, 1);
+      const url = flaky("throwing-should-retry", 409, 1);
       const boom = new Error("boom");
       const err = await rejection(
         client(url, {
@@ -380,12 +391,12 @@ describe("retry", () => {
     });
 
     it("an async shouldRetry is awaited: a yes retries, a rejection rejects the call with it as the cause", async () => {
-      const url = flaky("async-should-retry", 503, 1);
+      const url = flaky("async-should-retry", 409, 1);
       const c = client(url, { retry: { ...fast, shouldRetry: async () => await Promise.resolve(true) } });
       assert.deepEqual(await c.request("{ hello }"), { hello: "world" });
       assert.equal(requestsTo("async-should-retry"), 2);
       const failure = new Error("decision failed");
-      const d = client(flaky("async-should-retry-rejects", 503, 5), {
+      const d = client(flaky("async-should-retry-rejects", 409, 5), {
         retry: { ...fast, shouldRetry: () => Promise.reject(failure) },
       });
       const err = await rejection(d.request("{ hello }"));
@@ -394,7 +405,7 @@ describe("retry", () => {
     });
 
     it("an async shouldRetry that never answers is ended by the call's timeout", async () => {
-      const c = client(flaky("async-should-retry-hangs", 503, 5), {
+      const c = client(flaky("async-should-retry-hangs", 409, 5), {
         retry: { ...fast, shouldRetry: () => new Promise<boolean>(() => {}) },
       });
       const started = Date.now();

@@ -179,7 +179,6 @@ describe("no secret or variable in any error", () => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.end(`debug: ${request.body}`);
     });
-    endpoint.route("always-503", (_request, res) => send(res, 503, { message: "Slow down" }));
     endpoint.route("hang", () => new Promise<void>(() => {}));
   });
   after(() => endpoint.close());
@@ -440,7 +439,7 @@ describe("no secret or variable in any error", () => {
 
     it("a shouldRetry that throws (TypeError, INVALID_ARGUMENT, its error as cause)", async () => {
       const err = await caught(() =>
-        client("always-503", MODES[4]![1], {
+        client("echo-body-400", MODES[4]![1], {
           retry: {
             attempts: 2,
             baseDelayMs: 1,

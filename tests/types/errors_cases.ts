@@ -137,13 +137,18 @@ export function causes(err: ServiceError): void {
   assertType<IsExact<typeof err.cause, unknown>>();
 }
 
-/** `shouldRetry` sees the three errors a retry can fix, and their code narrows them. */
+/**
+ * `shouldRetry` sees the errors of the further cases (network errors are retried without asking it),
+ * and their code narrows them.
+ */
 export function shouldRetrySees(): RetryOptions {
   return {
     shouldRetry: (err, attempt) => {
-      assertType<IsExact<typeof err, ServiceNetworkError | ServiceHttpError | ServiceResponseError>>();
+      assertType<IsExact<typeof err, ServiceHttpError | ServiceResponseError>>();
       // @ts-expect-error TS2367 '"ABORTED"': an abort is never retried, so shouldRetry never sees one
       if (err.code === "ABORTED") return false;
+      // @ts-expect-error TS2367 '"NETWORK_ERROR"': a default case, retried without asking shouldRetry
+      if (err.code === "NETWORK_ERROR") return false;
       return attempt < 3 && err.code === "HTTP_ERROR" && err.status === 409;
     },
   };

@@ -31,7 +31,7 @@ export async function accepted(): Promise<void> {
   perRequest({ headers: { "x-request-id": "r-1" }, timeoutMs: 5_000, signal: new AbortController().signal });
   perRequest({ headers: new Headers(), operationName: "Post" });
   perRequest({ retry: { attempts: 1 } });
-  perRequest({ retry: { shouldRetry: (err) => Promise.resolve(err.code === "NETWORK_ERROR") } });
+  perRequest({ retry: { shouldRetry: (err) => Promise.resolve(err.code === "BAD_RESPONSE") } });
   await client.mutate("mutation { addPost { id } }", undefined, { retry: { attempts: 1 } });
   await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-2" } });
   assertType<IsExact<HeaderValues, Readonly<Record<string, string>> | Headers>>();
