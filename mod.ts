@@ -36,7 +36,14 @@
  */
 
 export { type RequestArgs, ServiceClient } from "./src/client.ts";
-export type { FetchFunction, HeaderValues, RequestOptions, ServiceClientOptions } from "./src/options.ts";
+export type {
+  FetchFunction,
+  FetchInit,
+  FetchResponse,
+  HeaderValues,
+  RequestOptions,
+  ServiceClientOptions,
+} from "./src/options.ts";
 export type {
   ApiKeyAuth,
   AuthOptions,

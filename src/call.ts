@@ -18,7 +18,7 @@ import {
   ServiceNetworkError,
   ServiceResponseError,
 } from "./errors.ts";
-import { type ClientConfig, requestConfig } from "./options.ts";
+import { type ClientConfig, type FetchResponse, requestConfig } from "./options.ts";
 import { type GraphQLResult, resultOf } from "./response.ts";
 import { retryDelay, type RetryPolicy, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, follow, sleep } from "./signal.ts";
@@ -186,13 +186,13 @@ async function sendOnce(
     authorized = template && header[0] in template ? { ...template } : { ...headers };
     authorized[header[0]] = header[1];
   }
-  let response: Response | undefined;
+  let response: FetchResponse | undefined;
   let text: string | undefined;
   try {
     // Raced against the signal, as the getters are: a fetch wrapper that drops `init.signal`, or its
     // body that never ends, cannot keep the call past its timeout or its caller's abort.
     response = await untilAborted(
-      fetch(url, { method: "POST", headers: authorized, body, signal, redirect: "manual" } as RequestInit),
+      fetch(url, { method: "POST", headers: authorized, body, signal: signal ?? null, redirect: "manual" }),
       signal,
     );
     text = await untilAborted(response.text(), signal);

@@ -207,15 +207,16 @@ export class ServiceHttpError extends ServiceError {
    *
    * @param status The HTTP status.
    * @param statusText The HTTP status text.
-   * @param headers The response headers (copied; `set-cookie` is dropped).
+   * @param headers The response headers, of any fetch implementation (copied through their
+   * `forEach`; `set-cookie` is dropped).
    * @param body The parsed body.
    */
   constructor(status: number, statusText: string, headers: Headers, body?: unknown) {
     super("HTTP_ERROR", `HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
     this.status = status;
     this.statusText = statusText;
-    this.headers = new Headers(headers);
-    this.headers.delete("set-cookie");
+    this.headers = new Headers();
+    headers.forEach((value, name) => name === "set-cookie" || this.headers.append(name, value));
     hideData(this, { body, errors: errorsOf(body) });
   }
 }

@@ -34,7 +34,69 @@ import {
  * console.log(typeof traced); // "function"
  * ```
  */
-export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+export type FetchFunction = (input: string, init: FetchInit) => Promise<FetchResponse>;
+
+/**
+ * What the client hands `fetch` with the endpoint's URL: a POST of a JSON body, which never follows
+ * a redirect. It fits the `RequestInit` of every fetch (the global one, undici's, node-fetch's),
+ * so a wrapper passes it on as it is, or with options of its own (undici's `dispatcher`, say).
+ *
+ * @example Send through a proxy on Node with undici (`npm install undici`)
+ * ```ts ignore
+ * import { ServiceClient } from "@seed/service-client";
+ * import { fetch, ProxyAgent } from "undici";
+ *
+ * const dispatcher = new ProxyAgent("http://proxy.internal:8080");
+ * const client = new ServiceClient({
+ *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+ *   auth: { type: "apiKey", apiKey: "da2-example" },
+ *   fetch: (input, init) => fetch(input, { ...init, dispatcher }),
+ * });
+ * ```
+ */
+export interface FetchInit {
+  /** Always `POST`. */
+  method: "POST";
+  /**
+   * Every header to send, names in lowercase: the content type, the auth header (or SigV4's) and
+   * yours. A new object for each attempt, which a wrapper may change (in iam mode, a change to a
+   * signed header breaks the signature).
+   */
+  headers: Record<string, string>;
+  /** The JSON body: `{ query, variables?, operationName? }`. */
+  body: string;
+  /** Aborted when the call times out or its caller aborts; `null` when the call has neither. */
+  signal: AbortSignal | null;
+  /** Always `manual`: a redirect is a `ServiceHttpError` (3xx), never followed. */
+  redirect: "manual";
+}
+
+/**
+ * What the client reads of the response `fetch` resolves: a `Response` of any fetch has it all.
+ *
+ * @example A response made by hand, as a test's fake fetch returns it
+ * ```ts
+ * import type { FetchResponse } from "@seed/service-client";
+ *
+ * const response: FetchResponse = new Response(JSON.stringify({ data: { hello: "world" } }), { status: 200 });
+ * console.log(response.ok, await response.text()); // true '{"data":{"hello":"world"}}'
+ * ```
+ */
+export interface FetchResponse {
+  /** Whether the status is 2xx. */
+  readonly ok: boolean;
+  /** The HTTP status. */
+  readonly status: number;
+  /** The status text (empty over HTTP/2). */
+  readonly statusText: string;
+  /**
+   * The response headers (`Retry-After`, `Date` and the rest, copied onto `ServiceHttpError`): a
+   * `Headers` of this runtime or of another fetch implementation (undici's), read through `forEach`.
+   */
+  readonly headers: { forEach(callback: (value: string, name: string) => void): void };
+  /** The body, read once, as text. */
+  readonly text: () => Promise<string>;
+}
 
 /**
  * Extra request headers: a plain object or a `Headers`. Auth and content headers, `host`, and the

@@ -12,6 +12,7 @@ import {
   ServiceHttpError,
   ServiceResponseError,
 } from "./errors.ts";
+import type { FetchResponse } from "./options.ts";
 import { isObject } from "./validate.ts";
 
 /**
@@ -48,10 +49,11 @@ export interface GraphQLResult<TData = unknown> {
  * that has neither `data` (absent or null) nor a non-empty `errors`. `"errors": null` counts as no
  * errors, and is left out of the result.
  */
-export function resultOf(response: Response, text: string | undefined): GraphQLResult {
+export function resultOf(response: FetchResponse, text: string | undefined): GraphQLResult {
   const { status } = response;
   if (!response.ok) {
-    throw new ServiceHttpError(status, response.statusText, response.headers, parse(text) ?? text);
+    // Headers of any fetch implementation: the error reads them through their forEach only.
+    throw new ServiceHttpError(status, response.statusText, response.headers as Headers, parse(text) ?? text);
   }
   const body = parse(text);
   if (body === undefined) throw new ServiceResponseError(status, "body is not JSON", text);

@@ -8,7 +8,7 @@ import {
   ServiceGraphQLError,
   ServiceHttpError,
 } from "../mod.ts";
-import { type Endpoint, startEndpoint } from "./_server.ts";
+import { type Endpoint, send, startEndpoint } from "./_server.ts";
 import {
   API_KEY,
   AUTH_MODES,
@@ -19,6 +19,8 @@ import {
   USERPOOL_JWT,
 } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
+import type { Dispatcher } from "undici";
+import process from "node:process";
 
 let endpoint: Endpoint;
 
@@ -346,6 +348,60 @@ describe("client", () => {
           ...extra,
         });
         assert.deepEqual(await client.request("{ hello }"), { hello: "stub" }, JSON.stringify(extra));
+      }
+    });
+
+    // undici 7 (the dev dependency) needs Node 20.18.1 or later (Deno reports a later Node). Bun
+    // answers `import("undici")` with a built-in stand-in of its own, whose agents dispatch nothing.
+    const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+    const undiciLoads = major > 20 || major === 20 && minor >= 18;
+    const undiciSkip = process.versions.bun
+      ? "Bun replaces the undici package with a built-in stand-in without dispatchers"
+      : !undiciLoads && "undici 7 needs Node 20.18.1+ (Node 18 has no global File)";
+    it("undici's fetch with a dispatcher of its own (a proxy's, an agent's) takes what the client hands it", {
+      skip: undiciSkip,
+    }, async () => {
+      const { Agent, fetch: undiciFetch } = await import("undici");
+      // The usual reason to pass `fetch` on Node: a dispatcher, here one that counts what it sends.
+      let dispatched = 0;
+      class CountingAgent extends Agent {
+        override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
+          dispatched++;
+          return super.dispatch(options, handler);
+        }
+      }
+      const dispatcher = new CountingAgent();
+      try {
+        for (const [mode, auth] of AUTH_MODES) {
+          // Without a timeout the init's signal is null; with one, an AbortSignal. Both must be taken.
+          for (const timeoutMs of [undefined, 5_000]) {
+            const client = new ServiceClient({
+              url: endpoint.url,
+              auth,
+              fetch: (input, init) => undiciFetch(input, { ...init, dispatcher }),
+              ...(timeoutMs ? { timeoutMs } : {}),
+            });
+            assert.deepEqual(await client.request("{ hello }"), { hello: "world" }, `${mode}, ${timeoutMs}`);
+          }
+        }
+        assert.equal(dispatched, AUTH_MODES.length * 2);
+        // An error response's headers (undici's own Headers) are copied onto the ServiceHttpError.
+        endpoint.route(
+          "undici-busy",
+          (_request, res) => send(res, 503, { message: "busy" }, { "retry-after": "7", "set-cookie": "a=b" }),
+        );
+        const err = await rejection(
+          new ServiceClient({
+            url: endpoint.urlFor("undici-busy"),
+            auth: AUTH_MODES[0]![1],
+            fetch: (input, init) => undiciFetch(input, { ...init, dispatcher }),
+          }).request("{ hello }"),
+        );
+        assert.ok(err instanceof ServiceHttpError, String(err));
+        assert.equal(err.headers.get("retry-after"), "7");
+        assert.equal(err.headers.get("set-cookie"), null);
+      } finally {
+        await dispatcher.close();
       }
     });
   });

@@ -14,7 +14,8 @@
  * node_modules that links the built package (npm/) and its peers (`graphql`,
  * `@graphql-typed-document-node/core`, from the repository's node_modules). The `bare` mode is a
  * Node project with neither peer installed and without the DOM types (`lib: es2022`, `@types/node`
- * 20 from .ci/node_modules): project/consumer_bare.ts, as an ESM and a CJS file.
+ * 20 from .ci/node_modules, and undici's fetch for the `fetch` option): project/consumer_bare.ts, as
+ * an ESM and a CJS file.
  *
  * Run after the npm build: `deno task build:npm && deno task test:consumers`. Skips, saying so,
  * when npm/ has not been built.
@@ -175,6 +176,7 @@ before(() => {
   const bare = join(bareDir, "node_modules");
   cpSync(NPM, join(bare, "@seed", "service-client"), { recursive: true });
   link(bare, "@types/node", realpathSync(NODE_TYPES));
+  cpSync(realpathSync(join(ROOT, "node_modules", "undici")), join(bare, "undici"), { recursive: true });
 });
 
 after(() => {

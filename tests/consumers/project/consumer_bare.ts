@@ -2,10 +2,12 @@
 // `@graphql-typed-document-node/core`) and without the DOM types: a Node project (`lib: es2022`,
 // `types: ["node"]`), compiled with skipLibCheck off by TypeScript 5: see ../run.ts. String documents,
 // every auth mode, errors and the signer must type-check without either peer; `introspect()` is then
-// typed `any` (the type comes from `graphql`).
+// typed `any` (the type comes from `graphql`). undici (a dev dependency) stands for the fetch a Node
+// project passes as the `fetch` option.
 // Each @ts-expect-error proves the types arrived: were they `any`, the directive would be unused.
 import { type AuthOptions, isServiceError, ServiceClient, ServiceHttpError } from "@seed/service-client";
 import { type SignableRequest, signRequest } from "@seed/service-client/sigv4";
+import { Agent, fetch as undiciFetch } from "undici";
 
 export async function main(): Promise<void> {
   const auth: AuthOptions = { type: "lambda", authorizationToken: () => "token" };
@@ -27,6 +29,15 @@ export async function main(): Promise<void> {
     if (err instanceof ServiceHttpError) console.log(err.status.toFixed(0));
     else if (isServiceError(err)) console.log(err.code);
   }
+
+  // undici's fetch, as it is and with a dispatcher: the usual reason to pass `fetch` on Node.
+  const dispatcher = new Agent();
+  new ServiceClient({ url: "https://x.test/graphql", auth, fetch: undiciFetch });
+  new ServiceClient({
+    url: "https://x.test/graphql",
+    auth,
+    fetch: (input, init) => undiciFetch(input, { ...init, dispatcher }),
+  });
 
   // @ts-expect-error a field of another auth mode
   new ServiceClient({ url: "https://x.test/graphql", auth: { type: "iam", region: "r", jwtToken: "t" } });
