@@ -13,6 +13,7 @@ import { type ClientState, clientState, send } from "./call.ts";
 import type { Document, PreparedDocument } from "./document.ts";
 import { chunkLoadFailed } from "./errors.ts";
 import { clientConfig, type RequestOptions, type ServiceClientOptions } from "./options.ts";
+import { invalid } from "./validate.ts";
 import type { GraphQLResult } from "./response.ts";
 import type { IntrospectionQuery } from "graphql";
 
@@ -53,8 +54,6 @@ export type RequestArgs<TVariables> = [Record<never, never>] extends [TVariables
  * ```
  */
 export class ServiceClient {
-  readonly #state: ClientState;
-
   /**
    * Checks the options and creates a client. Nothing is sent.
    *
@@ -63,8 +62,7 @@ export class ServiceClient {
    * unknown option key, or a runtime without `fetch` and no `fetch` option.
    */
   constructor(options: ServiceClientOptions) {
-    const config = clientConfig(options);
-    this.#state = clientState(config);
+    states.set(this, clientState(clientConfig(options)));
   }
 
   /**
@@ -102,7 +100,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
-    return this.#send(document, args[0], args[1], true) as Promise<TData>;
+    return sendFrom(this, document, args[0], args[1], true) as Promise<TData>;
   }
 
   /**
@@ -131,7 +129,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<GraphQLResult<TData>> {
-    return this.#send(document, args[0], args[1], false) as Promise<GraphQLResult<TData>>;
+    return sendFrom(this, document, args[0], args[1], false) as Promise<GraphQLResult<TData>>;
   }
 
   /**
@@ -157,7 +155,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
-    return this.request(document, ...args);
+    return sendFrom(this, document, args[0], args[1], true) as Promise<TData>;
   }
 
   /**
@@ -188,7 +186,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
-    return this.request(document, ...args);
+    return sendFrom(this, document, args[0], args[1], true) as Promise<TData>;
   }
 
   /**
@@ -213,24 +211,40 @@ export class ServiceClient {
    */
   introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
     // The query is a module of its own, loaded the first time: the call's timeout and signal cover that.
-    return this.#send(undefined, undefined, options, true, () =>
+    return sendFrom(this, undefined, undefined, options, true, () =>
       import("./introspection.ts").then(
         ({ INTROSPECTION_QUERY }) => ({ query: INTROSPECTION_QUERY }),
         chunkLoadFailed,
       )) as Promise<IntrospectionQuery>;
   }
+}
 
-  #send(
-    document: unknown,
-    variables: unknown,
-    options: unknown,
-    unwrap: boolean,
-    load?: () => Promise<PreparedDocument>,
-  ): Promise<unknown> {
-    try {
-      return send(this.#state, document, variables, options, unwrap, load);
-    } catch (err) {
-      return Promise.reject(err);
+/**
+ * Each client's state, kept out of the class: a `#private` field would make each copy of the class's
+ * declarations (the ESM and the CommonJS one) a type of its own, refuse a hand-written fake that
+ * implements it, and fail to compile where TypeScript targets ES5 (its default before 6.0).
+ */
+const states = new WeakMap<ServiceClient, ClientState>();
+
+/** A call of `client`, whose failures all come out as a rejection. */
+function sendFrom(
+  client: ServiceClient,
+  document: unknown,
+  variables: unknown,
+  options: unknown,
+  unwrap: boolean,
+  load?: () => Promise<PreparedDocument>,
+): Promise<unknown> {
+  try {
+    const state = states.get(client);
+    // A method taken off its client (`const { request } = client`) is called without one.
+    if (!state) {
+      throw invalid(
+        "ServiceClient method called without its client: bind it",
+      );
     }
+    return send(state, document, variables, options, unwrap, load);
+  } catch (err) {
+    return Promise.reject(err);
   }
 }

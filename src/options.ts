@@ -99,7 +99,8 @@ export interface FetchResponse {
 }
 
 /**
- * Extra request headers: a plain object or a `Headers`. Auth and content headers, `host`, and the
+ * Extra request headers: a plain object (a header set to `undefined` is left out) or a `Headers`.
+ * Auth and content headers, `host`, and the
  * headers of framing that fetch sets (`content-length`, `transfer-encoding`, `keep-alive`, …) cannot be
  * set here: they are refused with an error naming the header.
  *
@@ -112,7 +113,7 @@ export interface FetchResponse {
  * console.log(plain, headers.get("x-request-id"));
  * ```
  */
-export type HeaderValues = Readonly<Record<string, string>> | Headers;
+export type HeaderValues = Readonly<Record<string, string | undefined>> | Headers;
 
 /**
  * The options of `new ServiceClient(options)`.

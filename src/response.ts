@@ -16,27 +16,39 @@ import type { FetchResponse } from "./options.ts";
 import { isObject } from "./validate.ts";
 
 /**
- * The whole result of a GraphQL request, as `requestRaw` returns it.
+ * The whole result of a GraphQL request, as `requestRaw` returns it: either data and no errors, or
+ * errors next to data that may be partial, `null` or absent. Checking `errors` narrows it: without
+ * errors, `data` is there (the client refuses a body with neither as a `ServiceResponseError`).
  *
- * @example Partial data next to errors
+ * @example Without errors, the data is there
  * ```ts
  * import type { GraphQLResult } from "@seed/service-client";
  *
- * const result: GraphQLResult<{ hello: string; secret: string | null }> = {
- *   data: { hello: "world", secret: null },
- *   errors: [{ message: "Not authorized", errorType: "Unauthorized", path: ["secret"] }],
- * };
- * console.log(result.data?.hello, result.errors?.length); // "world" 1
+ * function hello(result: GraphQLResult<{ hello: string }>): string {
+ *   if (result.errors) return `failed: ${result.errors.length} error(s)`;
+ *   return result.data.hello;
+ * }
+ * console.log(hello({ data: { hello: "world" } })); // "world"
+ * console.log(hello({ data: null, errors: [{ message: "Not authorized" }] })); // "failed: 1 error(s)"
  * ```
  */
-export interface GraphQLResult<TData = unknown> {
-  /** The data; may be partial, or `null`, when `errors` is present. */
-  readonly data?: TData | null;
-  /** The formatted GraphQL errors, when any. */
-  readonly errors?: readonly GraphQLFormattedError[];
-  /** The response's extensions, when the server sent any. */
-  readonly extensions?: Readonly<Record<string, unknown>>;
-}
+export type GraphQLResult<TData = unknown> =
+  | {
+    /** The data. */
+    readonly data: TData;
+    /** No errors. */
+    readonly errors?: undefined;
+    /** The response's extensions, when the server sent any. */
+    readonly extensions?: Readonly<Record<string, unknown>>;
+  }
+  | {
+    /** The data: partial, `null`, or absent. */
+    readonly data?: TData | null;
+    /** The formatted GraphQL errors (an empty list only next to data). */
+    readonly errors: readonly GraphQLFormattedError[];
+    /** The response's extensions, when the server sent any. */
+    readonly extensions?: Readonly<Record<string, unknown>>;
+  };
 
 /**
  * Classifies a response, given its body's text (the client reads it, in the same `await` chain as

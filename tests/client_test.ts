@@ -333,6 +333,33 @@ describe("client", () => {
     });
   });
 
+  describe("a method taken off its client", () => {
+    it("rejects with INVALID_ARGUMENT, never a synchronous or untyped error, and sends nothing", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      const before = endpoint.requests.length;
+      const { request, requestRaw, query, mutate, introspect } = client;
+      for (
+        const call of [
+          () => request("{ hello }"),
+          () => requestRaw("{ hello }"),
+          () => query("{ hello }"),
+          () => mutate("{ hello }"),
+          () => introspect(),
+        ]
+      ) {
+        let pending: Promise<unknown> | undefined;
+        assert.doesNotThrow(() => pending = call());
+        const err = await rejection(pending!);
+        assert.ok(err instanceof TypeError, String(err));
+        assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
+        assert.match(err.message, /^ServiceClient method called without its client: bind it$/);
+      }
+      assert.equal(endpoint.requests.length, before);
+      // Bound, it works.
+      assert.deepEqual(await request.call(client, "{ hello }"), { hello: "world" });
+    });
+  });
+
   describe("a fetch option", () => {
     it("that returns a Response itself, not a Promise, works with a timeout, a signal or retries too", async () => {
       const answer = () => new Response(JSON.stringify({ data: { hello: "stub" } }), { status: 200 });

@@ -31,10 +31,14 @@ export async function accepted(): Promise<void> {
   perRequest({ headers: { "x-request-id": "r-1" }, timeoutMs: 5_000, signal: new AbortController().signal });
   perRequest({ headers: new Headers(), operationName: "Post" });
   perRequest({ retry: { attempts: 1 } });
+  // An optional header: `undefined` leaves it out, at run time as in the types.
+  const requestId: string | undefined = Math.random() > 0.5 ? "r-3" : undefined;
+  perRequest({ headers: { "x-request-id": requestId } });
+  options({ url, auth, headers: { "x-tenant": requestId } });
   perRequest({ retry: { shouldRetry: (err) => Promise.resolve(err.code === "BAD_RESPONSE") } });
   await client.mutate("mutation { addPost { id } }", undefined, { retry: { attempts: 1 } });
   await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-2" } });
-  assertType<IsExact<HeaderValues, Readonly<Record<string, string>> | Headers>>();
+  assertType<IsExact<HeaderValues, Readonly<Record<string, string | undefined>> | Headers>>();
 }
 
 /** Options whose value may be `undefined` (the project compiles with exactOptionalPropertyTypes). */

@@ -45,10 +45,24 @@ export async function requestRawMistakes(): Promise<void> {
   const raw = await client.requestRaw(PostNode, { id: "1" });
   // @ts-expect-error TS18049 'raw.data': data may be null or undefined when errors are present
   void raw.data.post;
+  if (raw.errors) {
+    // @ts-expect-error TS18049 'raw.data': with errors, data may be null or absent
+    void raw.data.post;
+  }
   // @ts-expect-error TS2551 'titel': the data is typed
   void raw.data?.post?.titel;
   // @ts-expect-error TS2540 'data': the result is read-only
   raw.data = null;
+}
+
+/** Checking `errors` narrows the result: without errors, the data is there. */
+export async function requestRawNarrows(): Promise<void> {
+  const raw = await client.requestRaw(PostNode, { id: "1" });
+  if (!raw.errors) assertType<IsExact<typeof raw.data, Post>>();
+  else assertType<IsExact<typeof raw.data, Post | null | undefined>>();
+  const { data, errors } = await client.requestRaw(PostNode, { id: "1" });
+  if (errors) return;
+  assertType<IsExact<typeof data, Post>>();
 }
 
 /** `request`, `query` and `mutate` resolve exactly the data. */
@@ -73,4 +87,21 @@ export async function introspect(): Promise<void> {
   await client.introspect("{ __schema { types { name } } }", {});
   // @ts-expect-error TS2339 'data': it resolves the schema itself, not a { data } body
   void schema.data;
+}
+
+/**
+ * A test's fake can implement `ServiceClient`: the class has no private member, so its type is its
+ * public methods (the ESM and the CommonJS declarations then describe one type too).
+ */
+export class FakeClient implements ServiceClient {
+  request: ServiceClient["request"] = () => Promise.reject(new Error("not in this test"));
+  requestRaw: ServiceClient["requestRaw"] = () => Promise.reject(new Error("not in this test"));
+  query: ServiceClient["query"] = () => Promise.reject(new Error("not in this test"));
+  mutate: ServiceClient["mutate"] = () => Promise.reject(new Error("not in this test"));
+  introspect: ServiceClient["introspect"] = () => Promise.reject(new Error("not in this test"));
+}
+
+// @ts-expect-error TS2720 'PartialFake': a fake without every method does not implement the client
+export class PartialFake implements ServiceClient {
+  request: ServiceClient["request"] = () => Promise.reject(new Error("not in this test"));
 }
