@@ -12,7 +12,15 @@
 
 import type { AwsCredentials } from "./sigv4.ts";
 import { ServiceAuthError } from "./errors.ts";
-import { describe, expectOptions, headerProblem, invalid, invalidValue, isObject } from "./validate.ts";
+import {
+  describe,
+  expectOptions,
+  headerProblem,
+  invalid,
+  invalidDescribed,
+  invalidValue,
+  isObject,
+} from "./validate.ts";
 
 /**
  * A value, or a sync or async function returning it, read again on every attempt.
@@ -204,33 +212,33 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
   const type = isObject(auth) && auth.type;
   if (typeof type !== "string" || !Object.hasOwn(FIELDS, type)) {
     if (!isObject(auth)) throw invalidValue("auth", "an object", auth);
-    throw invalid(
-      `Invalid auth.type: expected one of ${Object.keys(FIELDS).join(", ")}, current value is ${
-        typeof type === "string" ? JSON.stringify(type.slice(0, 40)) : describe(type)
-      }`,
+    throw invalidDescribed(
+      "auth.type",
+      `one of ${Object.keys(FIELDS).join(", ")}`,
+      typeof type === "string" ? JSON.stringify(type.slice(0, 40)) : describe(type),
     );
   }
   const field = FIELDS[type as keyof typeof FIELDS][0];
-  expectOptions(auth, "auth", type === "iam" ? ["type", "region", "credentials"] : ["type", field]);
+  expectOptions(auth, "auth", type === "iam" ? ["type", "region", field] : ["type", field]);
   if (type === "iam") checkRegion(auth.region);
   if (isAccessor(auth, field)) return;
   const value = auth[field];
+  // A getter function is called, and its answer checked, at every attempt.
+  if (typeof value === "function") return;
+  let problem: string | undefined;
   if (type === "iam") {
-    if (typeof value !== "function") {
-      // Other fields are accepted (and not used): the credentials objects of the AWS SDKs and their
-      // providers carry more (expiration, identityId, …) and pass as they are. Only a key that looks
-      // like a misspelt one (`SessionToken`, as STS names it) is refused.
-      expectOptions(value, "auth.credentials", ["accessKeyId", "secretAccessKey", "sessionToken"], true);
-      const problem = credentialsProblem(value);
-      if (problem) throw invalid(`Invalid auth.credentials: ${problem}`);
-    }
-  } else if (typeof value !== "function") {
+    // Other fields are accepted (and not used): the credentials objects of the AWS SDKs and their
+    // providers carry more (expiration, identityId, …) and pass as they are. Only a key that looks
+    // like a misspelt one (`SessionToken`, as STS names it) is refused.
+    expectOptions(value, "auth.credentials", ["accessKeyId", "secretAccessKey", "sessionToken"], true);
+    problem = credentialsProblem(value);
+  } else {
     if (typeof value !== "string" || !value) {
       throw invalidValue(`auth.${field}`, "a non-empty string or a function", value, false, true);
     }
-    const problem = headerProblem(value);
-    if (problem) throw invalid(`Invalid auth.${field}: ${problem}`);
+    problem = headerProblem(value);
   }
+  if (problem) throw invalid(`Invalid auth.${field}: ${problem}`);
 }
 
 /**
@@ -257,13 +265,31 @@ function isAccessor(object: object, key: string): boolean {
   return false;
 }
 
-/** `auth[field]`, read now: a property getter that throws is an auth error, as a function that throws is. */
-function readField(auth: object, name: string): unknown {
-  try {
-    return (auth as Record<string, unknown>)[name];
-  } catch (cause) {
+/**
+ * Reads `auth[name]` now and hands its value to `use`: a value at once, a getter function's answer
+ * once it settles. A property getter or a function that throws (or rejects) is an auth error.
+ */
+function readAuth<T>(auth: object, name: string, use: (value: unknown) => T): T | Promise<T> {
+  const threw = (cause: unknown): never => {
     throw new ServiceAuthError(name, "getter threw", cause);
+  };
+  let source: unknown;
+  try {
+    source = (auth as Record<string, unknown>)[name];
+  } catch (cause) {
+    threw(cause);
   }
+  const getter = source as () => unknown;
+  return typeof getter === "function"
+    ? (async () => {
+      // Called now, in an async function: a getter that throws at once rejects, as one that rejects.
+      try {
+        return await getter();
+      } catch (cause) {
+        return threw(cause);
+      }
+    })().then(use)
+    : use(source);
 }
 
 /**
@@ -281,10 +307,7 @@ export function authHeader(
   checked: { sendable?: string },
 ): [string, string] | Promise<[string, string]> {
   const [name, header] = FIELDS[auth.type];
-  const source = readField(auth, name);
-  return typeof source === "function"
-    ? read(source as () => unknown, name).then((value) => headerOf(name, header, value, checked))
-    : headerOf(name, header, source, checked);
+  return readAuth(auth, name, (value) => headerOf(name, header, value, checked));
 }
 
 function headerOf(
@@ -309,25 +332,13 @@ function headerOf(
  * @throws {ServiceAuthError} When a provider throws or returns unusable credentials.
  */
 export function readCredentials(auth: IamAuth): AwsCredentials | Promise<AwsCredentials> {
-  const source = readField(auth, "credentials");
-  return typeof source === "function"
-    ? read(source as () => unknown, "credentials").then(checkedCredentials)
-    : checkedCredentials(source);
+  return readAuth(auth, "credentials", checkedCredentials);
 }
 
 function checkedCredentials(credentials: unknown): AwsCredentials {
   const problem = credentialsProblem(credentials);
   if (problem) throw new ServiceAuthError("credentials", problem);
   return credentials as AwsCredentials;
-}
-
-/** Calls a getter function, its failure typed as an auth error. */
-async function read(source: () => unknown, field: string): Promise<unknown> {
-  try {
-    return await source();
-  } catch (cause) {
-    throw new ServiceAuthError(field, "getter threw", cause);
-  }
 }
 
 /** What is wrong with credentials, or `undefined`. Never quotes a key. */

@@ -22,7 +22,7 @@ import { type ClientConfig, type FetchResponse, requestConfig } from "./options.
 import { type GraphQLResult, resultOf } from "./response.ts";
 import { retryDelay, type RetryPolicy, shouldRetry } from "./retry.ts";
 import { type CallSignal, callSignal, follow, sleep } from "./signal.ts";
-import { invalid, invalidValue, isObject, kindOf } from "./validate.ts";
+import { invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
 let iam: typeof import("./iam.ts") | undefined;
@@ -70,11 +70,10 @@ export function send(
     serialize(ready.query, variables, request.operationName ?? ready.operationName);
   const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
   const policy = request.retry ?? config.retry;
-  const timeoutMs = config.timeoutMs === undefined || request.timeoutMs === undefined
-    ? config.timeoutMs ?? request.timeoutMs
-    : Math.min(config.timeoutMs, request.timeoutMs);
+  // The earlier of the two timeouts; Infinity when neither is set.
+  const timeoutMs = Math.min(config.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
   if (
-    !config.signal && !request.signal && timeoutMs === undefined && policy.attempts === 1 &&
+    !config.signal && !request.signal && timeoutMs === Infinity && policy.attempts === 1 &&
     config.auth.type !== "iam"
   ) {
     return prepared instanceof Promise
@@ -145,8 +144,8 @@ async function attempts(
         let retry = shouldRetry(policy, err, attempt);
         // A caller's shouldRetry may answer later: the call's timeout and signal still apply.
         if (retry instanceof Promise) retry = await untilAborted(retry, call.signal);
-        const delay = retry && retryDelay(policy, err, attempt);
-        if (delay === false || delay === undefined || Date.now() + delay >= call.deadline) throw err;
+        const delay = retry ? retryDelay(policy, err, attempt) : undefined;
+        if (delay === undefined || Date.now() + delay >= call.deadline) throw err;
         // An abort rejects the wait with the call's ServiceAbortError (the reason its signal carries).
         await sleep(delay, call.signal);
         continue;
@@ -235,9 +234,9 @@ function sign(
   return iam.signAttempt(state, checkRegion(auth.region), body, headers, credentials);
 }
 
+/** Throws the call's `ServiceAbortError` once its signal has fired. */
 function throwIfAborted(call: CallSignal): void {
-  const error = call.error();
-  if (error) throw error;
+  if (call.signal?.aborted) throw call.signal.reason;
 }
 
 /**
@@ -265,10 +264,10 @@ function serialize(query: string, variables: unknown, operationName: string | un
     // A Map, a Date, a boxed string or an object with a toJSON would not be sent as the object it is.
     const kind = kindOf(variables);
     if (kind !== "Object" || typeof variables.toJSON === "function") {
-      throw invalid(
-        `Invalid variables: expected a plain object, current value is ${
-          kind === "Object" ? "an object with a toJSON method" : "a " + kind
-        }`,
+      throw invalidDescribed(
+        "variables",
+        "a plain object",
+        kind === "Object" ? "an object with a toJSON method" : "a " + kind,
       );
     }
   }

@@ -100,7 +100,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
-    return sendFrom(this, document, args[0], args[1], true) as Promise<TData>;
+    return sendFrom(this, document, args, true) as Promise<TData>;
   }
 
   /**
@@ -129,7 +129,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<GraphQLResult<TData>> {
-    return sendFrom(this, document, args[0], args[1], false) as Promise<GraphQLResult<TData>>;
+    return sendFrom(this, document, args, false) as Promise<GraphQLResult<TData>>;
   }
 
   /**
@@ -155,7 +155,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
-    return sendFrom(this, document, args[0], args[1], true) as Promise<TData>;
+    return sendFrom(this, document, args, true) as Promise<TData>;
   }
 
   /**
@@ -186,7 +186,7 @@ export class ServiceClient {
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
-    return sendFrom(this, document, args[0], args[1], true) as Promise<TData>;
+    return sendFrom(this, document, args, true) as Promise<TData>;
   }
 
   /**
@@ -211,7 +211,7 @@ export class ServiceClient {
    */
   introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
     // The query is a module of its own, loaded the first time: the call's timeout and signal cover that.
-    return sendFrom(this, undefined, undefined, options, true, () =>
+    return sendFrom(this, undefined, [undefined, options], true, () =>
       import("./introspection.ts").then(
         ({ INTROSPECTION_QUERY }) => ({ query: INTROSPECTION_QUERY }),
         chunkLoadFailed,
@@ -230,8 +230,7 @@ const states = new WeakMap<ServiceClient, ClientState>();
 function sendFrom(
   client: ServiceClient,
   document: unknown,
-  variables: unknown,
-  options: unknown,
+  [variables, options]: readonly unknown[],
   unwrap: boolean,
   load?: () => Promise<PreparedDocument>,
 ): Promise<unknown> {

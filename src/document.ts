@@ -15,7 +15,7 @@
  */
 
 import { chunkLoadFailed } from "./errors.ts";
-import { describe, invalid } from "./validate.ts";
+import { invalid, invalidValue } from "./validate.ts";
 
 /**
  * The variables object of an operation.
@@ -116,12 +116,11 @@ const prepared = new WeakMap<object, PreparedDocument>();
  * @throws {TypeError} When `document` is not a non-empty string, `String` or document node.
  */
 export function prepareDocument(document: unknown): PreparedDocument | Promise<PreparedDocument> {
-  if (typeof document === "string") return { query: nonEmpty(document) };
-  if (document instanceof String) return { query: nonEmpty(document.toString()) };
+  if (typeof document === "string" || document instanceof String) {
+    return { query: nonEmpty(document.toString()) };
+  }
   if (!isDocumentNode(document)) {
-    throw invalid(
-      `Invalid document: expected a GraphQL string or document node, current value is ${describe(document)}`,
-    );
+    throw invalidValue("document", "a GraphQL string or document node", document);
   }
   return prepared.get(document) ??
     import("./print.ts").then(

@@ -419,16 +419,16 @@ export function isServiceError(value: unknown): value is AnyServiceError {
 // Names are set on the prototypes, as the built-in errors have them, because minifiers rename
 // classes: `constructor.name` is not the class's name in a bundle.
 for (
-  const [type, name] of [
-    [ServiceError, "ServiceError"],
-    [ServiceGraphQLError, "ServiceGraphQLError"],
-    [ServiceHttpError, "ServiceHttpError"],
-    [ServiceAbortError, "ServiceAbortError"],
-    [ServiceNetworkError, "ServiceNetworkError"],
-    [ServiceResponseError, "ServiceResponseError"],
-    [ServiceAuthError, "ServiceAuthError"],
+  const [type, kind] of [
+    [ServiceError, ""],
+    [ServiceGraphQLError, "GraphQL"],
+    [ServiceHttpError, "Http"],
+    [ServiceAbortError, "Abort"],
+    [ServiceNetworkError, "Network"],
+    [ServiceResponseError, "Response"],
+    [ServiceAuthError, "Auth"],
   ] as const
-) type.prototype.name = name;
+) type.prototype.name = `Service${kind}Error`;
 
 /**
  * Sets what the server sent as read-only, non-enumerable getters: `err.body` reads it, but

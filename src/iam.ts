@@ -28,12 +28,11 @@ export function signAttempt(
   headers: Readonly<Record<string, string>>,
   credentials: AwsCredentials,
 ): Promise<Record<string, string>> {
-  const offset = state.clockOffsetMs;
   return signRecord(state.config.url, headers, body, {
     region,
     service: "appsync",
     credentials,
-    ...(offset ? { date: new Date(Date.now() + offset) } : {}),
+    date: new Date(Date.now() + state.clockOffsetMs),
   });
 }
 

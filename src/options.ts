@@ -14,6 +14,7 @@ import {
   expectOptions,
   headerProblem,
   invalid,
+  invalidDescribed,
   invalidValue,
   isObject,
   kindOf,
@@ -249,21 +250,16 @@ export function clientConfig(options: unknown): ClientConfig {
 
 /** Per-request options after checking. */
 export interface RequestConfig {
-  readonly signal: AbortSignal | undefined;
-  readonly timeoutMs: number | undefined;
-  readonly operationName: string | undefined;
-  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly operationName?: string | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** The call's own retry policy, if it has one. */
-  readonly retry: RetryPolicy | undefined;
+  readonly retry?: RetryPolicy | undefined;
 }
 
-const NO_REQUEST_OPTIONS: RequestConfig = {
-  signal: undefined,
-  timeoutMs: undefined,
-  operationName: undefined,
-  headers: undefined,
-  retry: undefined,
-};
+/** A request without options: every field is absent. */
+const NO_REQUEST_OPTIONS: RequestConfig = {};
 
 /**
  * Checks per-request options.
@@ -287,17 +283,16 @@ export function requestConfig(options: unknown): RequestConfig {
 /** The options a client and a request share: `signal`, `timeoutMs` and `headers`. */
 function commonOptions(options: Record<string, unknown>, prefix: string) {
   const { signal, timeoutMs, headers } = options;
-  const signalLike = signal as Partial<AbortSignal>;
   if (
     signal !== undefined &&
-    !(isObject(signal) && typeof signalLike.aborted === "boolean" &&
-      typeof signalLike.addEventListener === "function" &&
-      typeof signalLike.removeEventListener === "function")
+    !(isObject(signal) && typeof signal.aborted === "boolean" &&
+      typeof signal.addEventListener === "function" &&
+      typeof signal.removeEventListener === "function")
   ) {
     throw invalidValue(prefix + "signal", "an AbortSignal", signal);
   }
   return {
-    signal: signalLike as AbortSignal | undefined,
+    signal: signal as AbortSignal | undefined,
     timeoutMs: timeoutMs === undefined
       ? undefined
       : expectInteger(timeoutMs, prefix + "timeoutMs", 1, MAX_TIMER_MS),
@@ -306,23 +301,25 @@ function commonOptions(options: Record<string, unknown>, prefix: string) {
 }
 
 function checkUrl(url: unknown): string {
+  const urlLike = typeof url === "string" || url instanceof URL;
   let parsed: URL | undefined;
   try {
     parsed = new URL(url as string);
   } catch {
     // reported below
   }
-  if (!(typeof url === "string" || url instanceof URL) || !/^https?:$/.test(parsed?.protocol!)) {
-    throw invalid(
-      `Invalid url: expected an absolute http(s) URL, current value is ${
-        // Never quoted: a URL may carry a password or a key, and a misplaced setting may be one.
-        !(typeof url === "string" || url instanceof URL)
-          ? describe(url)
-          : parsed
-          ? "a URL with the scheme " + parsed.protocol
-          : url
-          ? "a string that is not an absolute URL"
-          : "an empty string"}`,
+  if (!urlLike || !/^https?:$/.test(parsed?.protocol!)) {
+    throw invalidDescribed(
+      "url",
+      "an absolute http(s) URL",
+      // Never quoted: a URL may carry a password or a key, and a misplaced setting may be one.
+      !urlLike
+        ? describe(url)
+        : parsed
+        ? "a URL with the scheme " + parsed.protocol
+        : url
+        ? "a string that is not an absolute URL"
+        : "an empty string",
     );
   }
   if (parsed!.username || parsed!.password) {

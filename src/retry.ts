@@ -146,8 +146,8 @@ export function retryPolicy(retry: unknown): RetryPolicy {
  * ```
  */
 export function isRetryable(err: unknown): boolean {
-  if (err instanceof ServiceNetworkError) return true;
-  return err instanceof ServiceHttpError && (err.status >= 500 || err.status === 429);
+  return err instanceof ServiceNetworkError ||
+    err instanceof ServiceHttpError && (err.status >= 500 || err.status === 429);
 }
 
 /**

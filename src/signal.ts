@@ -14,22 +14,23 @@
 
 import { ServiceAbortError } from "./errors.ts";
 
-/** The combined signal of one call, and what ended it. */
+/** The combined signal of one call. */
 export interface CallSignal {
-  /** The signal to give to `fetch` and to waits; `undefined` when nothing can abort the call. */
+  /**
+   * The signal to give to `fetch` and to waits; `undefined` when nothing can abort the call. Once
+   * aborted, its reason is the call's `ServiceAbortError`.
+   */
   readonly signal: AbortSignal | undefined;
   /** The time (from `Date.now()`) at which the call times out; `Infinity` without a timeout. */
   readonly deadline: number;
-  /** The error to throw, once the signal has fired. */
-  error(): ServiceAbortError | undefined;
   /** Clears the timer and removes the listeners. Call exactly once, when the call settles. */
   done(): void;
 }
 
-const NEVER: CallSignal = { signal: undefined, deadline: Infinity, error: () => undefined, done() {} };
+const NEVER: CallSignal = { signal: undefined, deadline: Infinity, done() {} };
 
 /** The calls in flight on each caller signal, and the one listener that tells them all. */
-const watched = new WeakMap<AbortSignal, { calls: Set<() => void>; listener: () => void }>();
+const watched = new WeakMap<AbortSignal, [calls: Set<() => void>, listener: () => void]>();
 
 /** Calls `onAbort` when `signal` aborts; returns the function that stops watching. */
 function watch(signal: AbortSignal, onAbort: () => void): () => void {
@@ -40,11 +41,11 @@ function watch(signal: AbortSignal, onAbort: () => void): () => void {
       watched.delete(signal);
       for (const call of calls) call();
     };
-    entry = { calls, listener };
+    entry = [calls, listener];
     watched.set(signal, entry);
     signal.addEventListener("abort", listener, { once: true });
   }
-  const { calls, listener } = entry;
+  const [calls, listener] = entry;
   calls.add(onAbort);
   return () => {
     calls.delete(onAbort);
@@ -59,29 +60,27 @@ function watch(signal: AbortSignal, onAbort: () => void): () => void {
  * Combines caller signals and a timeout into one signal for a call.
  *
  * @param signals The caller's signals; `undefined` entries are skipped.
- * @param timeoutMs The call's timeout, or `undefined` for none.
- * @returns The combined signal; `error()` is already set when a signal was aborted beforehand.
+ * @param timeoutMs The call's timeout; `Infinity` (the default) for none.
+ * @returns The combined signal, already aborted when a caller's signal was aborted beforehand.
  */
 export function callSignal(
   signals: readonly (AbortSignal | undefined)[],
-  timeoutMs: number | undefined,
+  timeoutMs: number = Infinity,
 ): CallSignal {
   const callers = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (callers.length === 0 && timeoutMs === undefined) return NEVER;
+  if (callers.length === 0 && timeoutMs === Infinity) return NEVER;
 
   const controller = new AbortController();
-  let error: ServiceAbortError | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const unwatch: Array<() => void> = [];
   const end = (reason: ServiceAbortError) => {
-    if (error) return;
-    error = reason;
+    if (controller.signal.aborted) return;
     cleanup();
     // The error is the signal's reason: a wait on the signal rejects with it (call.ts relies on that).
     controller.abort(reason);
   };
   const cleanup = () => {
-    if (timer !== undefined) clearTimeout(timer);
+    clearTimeout(timer);
     for (const stop of unwatch.splice(0)) stop();
   };
 
@@ -100,14 +99,13 @@ export function callSignal(
     }
     unwatch.push(watch(signal, () => callerAbort(signal)));
   }
-  if (!error && timeoutMs !== undefined) {
+  if (!controller.signal.aborted && timeoutMs < Infinity) {
     timer = setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs);
   }
 
   return {
     signal: controller.signal,
-    deadline: timeoutMs === undefined ? Infinity : Date.now() + timeoutMs,
-    error: () => error,
+    deadline: Date.now() + timeoutMs,
     done: cleanup,
   };
 }

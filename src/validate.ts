@@ -48,10 +48,17 @@ export function invalidValue(
   range?: boolean,
   secret?: boolean,
 ): InvalidArgumentError {
-  return invalid(
-    `Invalid ${field}: expected ${expected}, current value is ${describe(value, secret)}`,
-    range,
-  );
+  return invalidDescribed(field, expected, describe(value, secret), range);
+}
+
+/** The error of {@link invalidValue}, with the current value described by the caller. */
+export function invalidDescribed(
+  field: string,
+  expected: string,
+  current: string,
+  range?: boolean,
+): InvalidArgumentError {
+  return invalid(`Invalid ${field}: expected ${expected}, current value is ${current}`, range);
 }
 
 /**
