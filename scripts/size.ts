@@ -47,7 +47,9 @@ interface Budget {
    * non-boolean `shouldRetry` answer, variables that JSON would not send as an object refused,
    * caller headers with control characters refused, `AbortSignal.timeout()` read as a timeout, a
    * typed error where there is no `crypto.subtle` — (a) 8,077 → 8,540 B, (b) 5,378 → 5,739 B; then
-   * a request's own `retry`: (a) 8,570 B, (b) 5,772 B.
+   * a request's own `retry`: (a) 8,570 B, (b) 5,772 B. Lowered the same day to 8,640 and 5,820 B:
+   * a fourth round of reviews added 94 B and 85 B, and five trims that change no behaviour took 112 B
+   * and 95 B off ((a) 8,552 B, (b) 5,762 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -59,14 +61,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 3_072,
-    ceiling: 8_700,
+    ceiling: 8_640,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 2_048,
-    ceiling: 5_850,
+    ceiling: 5_820,
     counts: "before-first-request",
   },
 ];

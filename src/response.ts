@@ -65,7 +65,9 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
   const { status } = response;
   const body = parse(text);
   // Headers of any fetch implementation: the error reads them through their forEach only.
-  if (!response.ok) throw new ServiceHttpError(status, response.statusText, response.headers as Headers, body ?? text);
+  if (!response.ok) {
+    throw new ServiceHttpError(status, response.statusText, response.headers as Headers, body ?? text);
+  }
   if (body === undefined) throw new ServiceResponseError(status, "body is not JSON", text);
   if (!isObject(body)) {
     throw new ServiceResponseError(status, "body is not a JSON object", body);
