@@ -101,9 +101,9 @@ export interface FetchResponse {
 
 /**
  * Extra request headers: a plain object (a header set to `undefined` is left out) or a `Headers`.
- * Auth and content headers, `host`, and the
- * headers of framing that fetch sets (`content-length`, `transfer-encoding`, `keep-alive`, …) cannot be
- * set here: they are refused with an error naming the header.
+ * Auth and content headers, `host`, and the headers of framing that fetch sets (`content-length`,
+ * `transfer-encoding`, `keep-alive`, …) cannot be set here: they are refused with an error naming
+ * the header.
  *
  * @example Either form
  * ```ts
@@ -335,7 +335,7 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
   if (!isObject(value)) throw invalidValue(field, "an object or Headers", value);
   const kind = kindOf(value);
   if (kind !== "Object" && kind !== "Headers") {
-    throw invalid(`Invalid ${field}: expected an object or Headers, current value is a ${kind}`);
+    throw invalidDescribed(field, "an object or Headers", "a " + kind);
   }
   const record: Record<string, string> = {};
   try {
