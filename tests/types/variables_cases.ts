@@ -63,6 +63,10 @@ export async function typeArgumentsMatchTheDocument(): Promise<void> {
   await client.request<Hello, { id: string }>(PostNode, { id: "1" });
   // @ts-expect-error TS2345 'hello': the document's result is a Post
   await client.requestRaw<Hello, { id: string }>(PostString, { id: "1" });
+  // @ts-expect-error TS2345 '__apiType': with the result type alone, the variables type is `object`, not the document's
+  await client.request<Post>(PostNode, { id: "1" });
+  const post = await client.request<Post, { id: string }>(PostNode, { id: "1" });
+  assertType<IsExact<typeof post, Post>>();
 }
 
 interface PostVariables {
