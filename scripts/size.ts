@@ -49,7 +49,11 @@ interface Budget {
    * typed error where there is no `crypto.subtle` — (a) 8,077 → 8,540 B, (b) 5,378 → 5,739 B; then
    * a request's own `retry`: (a) 8,570 B, (b) 5,772 B. Lowered the same day to 8,640 and 5,820 B:
    * a fourth round of reviews added 94 B and 85 B, and five trims that change no behaviour took 113 B
-   * and 100 B off ((a) 8,551 B, (b) 5,757 B).
+   * and 100 B off ((a) 8,551 B, (b) 5,757 B). Raised a fourth time, to 8,700 and 5,880 B (session
+   * 13): an iam region or access key ID that would break the credential scope (a `/`, a space, a
+   * comma) is refused at construction and per attempt, and a provider's answer is checked for
+   * misspelt keys (STS's `SessionToken`, which TypeScript lets through in a function's result) —
+   * (a) 8,551 → 8,618 B, (b) 5,757 → 5,828 B.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -61,14 +65,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 3_072,
-    ceiling: 8_640,
+    ceiling: 8_700,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 2_048,
-    ceiling: 5_820,
+    ceiling: 5_880,
     counts: "before-first-request",
   },
 ];

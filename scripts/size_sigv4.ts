@@ -1,7 +1,7 @@
 /**
  * Measures the signer alone as a browser would ship it: `src/sigv4.ts` bundled by esbuild (ESM,
  * browser platform, minified), then gzipped. Issue 3's budget (1,000 B) is not met: the signer
- * measures 1,261 B (1,247 B at level 9), and what each remaining feature costs, measured by removal,
+ * measures 1,284 B (1,272 B at level 9), and what each remaining feature costs, measured by removal,
  * is in the README. Exits with 1 above the regression ceiling, a little over the last measurement;
  * lower it as the signer shrinks.
  *
@@ -15,8 +15,14 @@ import { gzipSync } from "node:zlib";
 
 /** The budget, in gzipped bytes (zlib's default level). */
 export const SIZE_BUDGET = 1_000;
-/** The regression ceiling CI enforces until the budget is met (1,252 B measured 2026-11-21, plus ~2%; 1,261 B since signRequest catches what Headers refuses). */
-export const SIZE_CEILING = 1_280;
+/**
+ * The regression ceiling CI enforces until the budget is met (1,252 B measured 2026-11-21, plus ~2%;
+ * 1,261 B since signRequest catches what Headers refuses). Raised from 1,280 B in session 13: region,
+ * service and access key ID limited to letters, digits, `_` and `-` (a `/`, a space or a comma made a
+ * credential scope no server can check), a year outside 0–9999 refused, a number as `date` refused
+ * whatever the last date was: 1,284 B.
+ */
+export const SIZE_CEILING = 1_300;
 
 /** Bundles `src/sigv4.ts` and returns the minified code. */
 export async function bundleSigner(): Promise<string> {

@@ -164,7 +164,7 @@ export interface LambdaAuth {
 export interface IamAuth {
   /** Selects IAM mode. */
   readonly type: "iam";
-  /** The region of the endpoint, such as `us-east-1`. Never guessed from the host name. */
+  /** The region of the endpoint, such as `us-east-1` (letters, digits, `_` and `-`). Never guessed from the host name. */
   readonly region: string;
   /** The credentials, or a sync or async provider returning fresh ones. */
   readonly credentials: Getter<AwsCredentials>;
@@ -230,7 +230,7 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
     // Other fields are accepted (and not used): the credentials objects of the AWS SDKs and their
     // providers carry more (expiration, identityId, …) and pass as they are. Only a key that looks
     // like a misspelt one (`SessionToken`, as STS names it) is refused.
-    expectOptions(value, "auth.credentials", ["accessKeyId", "secretAccessKey", "sessionToken"], true);
+    expectOptions(value, "auth.credentials", CREDENTIAL_KEYS, true);
     problem = credentialsProblem(value);
   } else {
     if (typeof value !== "string" || !value) {
@@ -243,15 +243,16 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
 
 /**
  * The iam region, checked: at construction, and again at every attempt (all of `auth` is read again).
- * It goes into the Authorization header: a value Headers refuses would fail the request with a
- * message quoting the signature.
+ * It goes into the credential scope and the Authorization header, where a `/`, a space or a comma
+ * makes a signature no server can check (a region read from an environment variable with a trailing
+ * space, say), and a value Headers refuses would fail the request with a message quoting the signature.
  *
- * @throws {TypeError} With `code: "INVALID_ARGUMENT"` for a region that is not a non-empty string a
- * header can carry.
+ * @throws {TypeError} With `code: "INVALID_ARGUMENT"` for a region that is not a non-empty string of
+ * letters, digits, `_` and `-`.
  */
 export function checkRegion(region: unknown): string {
-  if (typeof region !== "string" || !region || headerProblem(region)) {
-    throw invalidValue("auth.region", "a non-empty string a header can carry", region);
+  if (typeof region !== "string" || !/^[\w-]+$/.test(region)) {
+    throw invalidValue("auth.region", "a region such as us-east-1", region);
   }
   return region;
 }
@@ -338,8 +339,18 @@ export function readCredentials(auth: IamAuth): AwsCredentials | Promise<AwsCred
 function checkedCredentials(credentials: unknown): AwsCredentials {
   const problem = credentialsProblem(credentials);
   if (problem) throw new ServiceAuthError("credentials", problem);
-  return credentials as AwsCredentials;
+  try {
+    // As at construction: a provider that returns STS's `SessionToken` would sign without it, and
+    // TypeScript lets it through (it checks no excess property in a function's result).
+    expectOptions(credentials, "credentials", CREDENTIAL_KEYS, true);
+  } catch (cause) {
+    throw new ServiceAuthError("credentials", "returned a misspelt key", cause);
+  }
+  return credentials as unknown as AwsCredentials;
 }
+
+/** The keys of credentials the signer reads. */
+const CREDENTIAL_KEYS = ["accessKeyId", "secretAccessKey", "sessionToken"];
 
 /** What is wrong with credentials, or `undefined`. Never quotes a key. */
 function credentialsProblem(value: unknown): string | undefined {
@@ -353,6 +364,8 @@ function credentialsProblem(value: unknown): string | undefined {
   if (sessionToken !== undefined && typeof sessionToken !== "string") {
     return `sessionToken must be a string when given, current value is ${describe(sessionToken, true)}`;
   }
-  const problem = headerProblem(`${accessKeyId}${sessionToken ?? ""}`);
-  return problem && `accessKeyId or sessionToken is ${problem}`;
+  // The key ID goes into the Authorization header's Credential parameter, as the region does.
+  if (/[^\w-]/.test(accessKeyId as string)) return "accessKeyId has a character no access key ID has";
+  const problem = headerProblem(sessionToken ?? "");
+  return problem && `sessionToken is ${problem}`;
 }

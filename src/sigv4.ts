@@ -145,12 +145,14 @@ export interface SignableRequest {
  * @param request The request to sign: method, absolute URL, headers and body as they will be sent.
  * @param options The region and service to sign for (never guessed), the credentials, and the time.
  * @returns The headers to send with the request.
- * @throws {TypeError} (as a rejection) with `code: "INVALID_ARGUMENT"` when the region, the service,
- * the access key ID, the secret access key or the method is missing or empty, the date is not a
- * valid `Date`, the body is not a string, the URL is not absolute or a header is invalid, and
- * `Invalid credentials` when the region, service, access key ID or session token holds what
- * `Headers` refuses (NUL, CR, LF, or a character beyond Latin-1). The message is `Invalid <field>`
- * (`Invalid region`, `Invalid url`, …): it never quotes a value, so no key, token or signature can leak.
+ * @throws {TypeError} (as a rejection) with `code: "INVALID_ARGUMENT"` when the secret access key or
+ * the method is missing or empty; the region, the service or the access key ID is not a non-empty
+ * string of letters, digits, `_` and `-` (they go into the credential scope and the Authorization
+ * header: a `/`, a space or a comma would make a signature no server can check); the date is not a
+ * valid `Date` of the years 0 to 9999; the body is not a string; the URL is not absolute or a header
+ * is invalid; and `Invalid credentials` when the session token holds what `Headers` refuses (NUL, CR,
+ * LF, or a character beyond Latin-1). The message is `Invalid <field>` (`Invalid region`, `Invalid
+ * url`, …): it never quotes a value, so no key, token or signature can leak.
  *
  * @example Sign an AppSync request with temporary credentials, then send it
  * ```ts

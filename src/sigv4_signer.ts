@@ -52,9 +52,16 @@ const invalid: (field: string) => never = (field) => {
   throw error;
 };
 
-/** `from[field]`, which must be a non-empty string. (`value` is a local: a parameter costs fewer bytes.) */
-const text = <T>(from: T | undefined, field: keyof T & string, value?: unknown): string =>
-  typeof (value = from?.[field]) == "string" && value ? value : invalid(field);
+/**
+ * `from[field]`, which must be a non-empty string; with `word`, made of letters, digits, `_` and `-`
+ * only, as regions, service names and access key IDs are: they go into the credential scope and the
+ * Authorization header, where a `/`, a space, a comma or a non-ASCII letter would make a signature
+ * no server can check. (`value` is a local: a parameter costs fewer bytes.)
+ */
+const text = <T>(from: T | undefined, field: keyof T & string, word?: 1, value?: unknown): string =>
+  typeof (value = from?.[field]) == "string" && (word ? /^[\w-]+$/.test(value) : value)
+    ? value
+    : invalid(field);
 
 // The last x-amz-date, and the time it was made for: formatting a date takes a tenth of a signature's
 // time on Node, and signers that sign many requests sign many within the same millisecond.
@@ -101,10 +108,10 @@ export const signer = <Key>(
   keys: Map<string, MaybePromise<Key>> = new Map(),
 ): Signer =>
 async (request, options) => {
-  const region = text(options, "region");
-  const service = text(options, "service");
+  const region = text(options, "region", 1);
+  const service = text(options, "service", 1);
   const credentials = options.credentials;
-  const accessKeyId = text(credentials, "accessKeyId");
+  const accessKeyId = text(credentials, "accessKeyId", 1);
   const secret = text(credentials, "secretAccessKey");
   // As fetch sends it: the six standard methods in uppercase, any other as given.
   let method = text(request, "method");
@@ -115,7 +122,8 @@ async (request, options) => {
   let field = "date", url: URL, headers: Headers, longDate: string;
   try {
     // An invalid Date throws here, and so does anything else without the methods of a Date.
-    longDate = time === +date
+    // (`getTime`, not `+date`: a number must fail as it would without the last date.)
+    longDate = time === date.getTime()
       ? stamp
       : (stamp = date.toISOString().replace(/\.\d+|\W/g, ""), time = +date, stamp);
     field = "url";
@@ -129,6 +137,8 @@ async (request, options) => {
     // The native message may quote the URL or a header value: it must not reach the caller.
     invalid(field);
   }
+  // A year past 9999 or before 0 (a timestamp in microseconds, say) makes a longer x-amz-date.
+  if (longDate[16]) invalid("date");
   // Hashed now, while the headers are worked out: on Web Crypto the hash runs off the main thread. (Also
   // when a given x-amz-content-sha256 makes it unneeded: that is rare, and a check costs bytes.)
   const bodyHash = sha256Hex(body);
@@ -162,15 +172,11 @@ async (request, options) => {
       }\n${lines}\n${names}\n${headers.get("x-amz-content-sha256") ?? await bodyHash}`,
     )}`,
   );
-  try {
-    headers.set(
-      "authorization",
-      `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`,
-    );
-  } catch {
-    // A key ID, region or service no header can carry: the native message would quote the signature.
-    invalid("credentials");
-  }
+  // Key ID, region and service are words, the names are header names: Headers cannot refuse this value.
+  headers.set(
+    "authorization",
+    `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`,
+  );
   return headers;
 };
 

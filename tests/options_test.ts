@@ -191,7 +191,19 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     "iam region with a line break (it goes into the Authorization header)",
     { url: URL_, auth: { ...iam, region: "us-east-1\nx" } },
     TypeError,
-    /Invalid auth.region: expected a non-empty string a header can carry, current value is a string$/,
+    /Invalid auth.region: expected a region such as us-east-1, current value is a string$/,
+  ],
+  [
+    "iam region with a trailing space (from an environment variable): it goes into the credential scope",
+    { url: URL_, auth: { ...iam, region: "us-east-1 " } },
+    TypeError,
+    /Invalid auth.region: expected a region such as us-east-1, current value is a string$/,
+  ],
+  [
+    "iam region with a slash (it would add a part to the credential scope)",
+    { url: URL_, auth: { ...iam, region: "us/east-1" } },
+    TypeError,
+    /Invalid auth.region: expected a region such as us-east-1/,
   ],
   [
     "iam secretAccessKey a number: described by its type",
@@ -234,13 +246,19 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     "iam accessKeyId with a line break (it goes into the Authorization header)",
     { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, accessKeyId: "AKID\r\nx-injected: 1" } } },
     TypeError,
-    /^Invalid auth.credentials: accessKeyId or sessionToken is a value that cannot be sent in a header \(/,
+    /^Invalid auth.credentials: accessKeyId has a character no access key ID has$/,
+  ],
+  [
+    "iam accessKeyId with a trailing space (it would break the Authorization header's Credential)",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, accessKeyId: "AKID " } } },
+    TypeError,
+    /^Invalid auth.credentials: accessKeyId has a character no access key ID has$/,
   ],
   [
     "iam sessionToken with a line break",
     { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, sessionToken: "token\nx" } } },
     TypeError,
-    /^Invalid auth.credentials: accessKeyId or sessionToken is a value that cannot be sent in a header \(/,
+    /^Invalid auth.credentials: sessionToken is a value that cannot be sent in a header \(/,
   ],
   [
     "an API key with a trailing line break (a key read from a file): refused here, not at each request",
@@ -789,6 +807,27 @@ describe("options", () => {
       });
       const err = await rejection(client.request("{ hello }"));
       assert.equal(err.cause, cause);
+    });
+
+    it("an iam provider returning STS's `SessionToken` gives ServiceAuthError, nothing sent (it would sign without it)", async () => {
+      const before = endpoint.requests.length;
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: {
+          type: "iam",
+          region: "us-east-1",
+          credentials: () => ({
+            accessKeyId: CREDENTIALS.accessKeyId,
+            secretAccessKey: CREDENTIALS.secretAccessKey,
+            SessionToken: "token",
+          }),
+        },
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceAuthError);
+      assert.equal(err.message, "Cannot authenticate: credentials returned a misspelt key");
+      assert.match(String((err.cause as Error).message), /`SessionToken`.*did you mean `sessionToken`/);
+      assert.equal(endpoint.requests.length, before);
     });
 
     it("an iam provider returning an empty secret gives ServiceAuthError without any key in the message", async () => {

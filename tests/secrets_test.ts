@@ -298,6 +298,11 @@ describe("no secret or variable in any error", () => {
         region: REGION,
         credentials: () => ({ ...CREDENTIALS, accessKeyId: "" }),
       }],
+      ["iam provider returns an access key ID with a trailing space", {
+        type: "iam",
+        region: REGION,
+        credentials: () => ({ ...CREDENTIALS, accessKeyId: `${CREDENTIALS.accessKeyId} ` }),
+      }],
       ["iam provider returns a session token with CR/LF", {
         type: "iam",
         region: REGION,

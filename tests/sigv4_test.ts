@@ -79,13 +79,31 @@ describe("signRequest: bad input", () => {
       "a session token with NUL",
       (o) => (o.credentials as Record<string, unknown>).sessionToken = `${TOKEN}\0`,
     ],
+    // Region, service and key ID go into the credential scope and the Authorization header: only
+    // letters, digits, `_` and `-` keep both parseable (a `/` adds a scope part, a space or a comma
+    // breaks the header's parameters; a trailing space from an environment variable is the usual way).
     [
-      "credentials",
-      "an access key ID with a line break",
+      "accessKeyId",
+      "with a line break",
       (o) => (o.credentials as Record<string, unknown>).accessKeyId = `${KEY_ID}\n`,
     ],
-    ["credentials", "a region with a line break", (o) => o.region = "us-east-1\nx"],
-    ["credentials", "a service beyond Latin-1", (o) => o.service = "appsync€"],
+    [
+      "accessKeyId",
+      "with a space",
+      (o) => (o.credentials as Record<string, unknown>).accessKeyId = `${KEY_ID} `,
+    ],
+    ["region", "with a line break", (o) => o.region = "us-east-1\nx"],
+    ["region", "with a slash", (o) => o.region = "us/east-1"],
+    ["region", "with a trailing space", (o) => o.region = "us-east-1 "],
+    ["region", "with a comma", (o) => o.region = "us,east=1"],
+    ["service", "beyond Latin-1", (o) => o.service = "appsync€"],
+    ["service", "Latin-1", (o) => o.service = "äppsync"],
+    ["service", "with a slash", (o) => o.service = "app/sync"],
+    // x-amz-date has 8 + 6 digits: toISOString writes a year past 9999, or before 0, with six.
+    ["date", "in year 10000", (o) => o.date = new Date(Date.UTC(10_000, 0, 1))],
+    ["date", "a timestamp in microseconds", (o) => o.date = new Date(1_704_164_645_000_000)],
+    ["date", "before year 0", (o) => o.date = new Date(Date.UTC(-1, 0, 1))],
+    ["date", "a number", (o) => o.date = 1_704_164_645_000],
   ];
   for (const [field, what, change, target] of cases) {
     it(`rejects ${field} (${what}) with INVALID_ARGUMENT, naming the field and no secret`, async () => {
@@ -102,6 +120,16 @@ describe("signRequest: bad input", () => {
       }
     });
   }
+
+  it("rejects a number as the date even right after a Date of that time (the last x-amz-date is kept)", async () => {
+    await signRequest(request, options);
+    const date = options.date!.getTime() as unknown as Date;
+    await assert.rejects(signRequest(request, { ...options, date }), {
+      name: "TypeError",
+      code: "INVALID_ARGUMENT",
+      message: "Invalid date",
+    });
+  });
 
   it("rejects a missing request or options with INVALID_ARGUMENT, not a native TypeError", async () => {
     for (const [r, o] of [[undefined, options], [request, undefined]] as const) {
