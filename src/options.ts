@@ -330,8 +330,9 @@ function checkUrl(url: unknown): string {
 
 /** Copies caller headers into a record with lower-case names, refusing the reserved ones. */
 function headerRecord(value: unknown, field: string): Readonly<Record<string, string>> {
-  // A `Headers` is an object too, and so is one of another implementation (undici's, a polyfill's),
-  // read through its tag. Any other kind (a Map, say) would be read as an object with no headers.
+  // A `Headers` is an object too, of this runtime or of another implementation (undici's, tagged
+  // `Headers`; whatwg-fetch's, untagged): read as the iterable it is, or its own fields would be taken
+  // for headers. Any other kind (a Map, say) would be read as an object with no headers.
   if (!isObject(value)) throw invalidValue(field, "an object or Headers", value);
   const kind = kindOf(value);
   if (kind !== "Object" && kind !== "Headers") {
@@ -341,7 +342,7 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
   try {
     // A header set to `undefined` in a record is left out, as it is absent in the types.
     new Headers(
-      kind === "Headers"
+      Symbol.iterator in value
         ? value as unknown as Headers
         : Object.entries(value).filter((entry) => entry[1] !== undefined) as [string, string][],
     ).forEach((headerValue, name) => record[name] = headerValue);

@@ -51,6 +51,21 @@ describe("headers", () => {
       });
       await client.request("{ hello }");
       assert.equal(last().headers["x-trace"], "foreign");
+      // whatwg-fetch's Headers (the browser polyfill, and cross-fetch's in browsers) has no tag: its names
+      // and values sit in an own field, `map`, and it iterates through its prototype.
+      function PolyfillHeaders(this: { map: Record<string, string> }, init: Record<string, string>) {
+        this.map = {};
+        for (const name in init) this.map[name.toLowerCase()] = init[name]!;
+      }
+      PolyfillHeaders.prototype[Symbol.iterator] = function* (this: { map: Record<string, string> }) {
+        yield* Object.entries(this.map);
+      };
+      const polyfill = new (PolyfillHeaders as unknown as new (init: object) => Headers)({
+        "X-Trace": "poly",
+      });
+      await client.request("{ hello }", undefined, { headers: polyfill });
+      assert.equal(last().headers["x-trace"], "poly");
+      assert.equal(last().headers["map"], undefined, "its own field is not a header");
       // A Map has no own enumerable keys: read as a record, its headers would vanish without a word.
       const map = new Map([["x-trace", "t-1"]]) as unknown as Record<string, string>;
       assert.throws(
