@@ -11,7 +11,7 @@
  *
  * The budgets are issue 4's targets, and they are NOT met today: the core alone (validation with
  * messages that name the field, unknown-key detection, leak-proof errors, retries with Retry-After,
- * clock skew, one listener per shared signal) is about 2.85 times budget (b), and its logic without
+ * clock skew, one listener per shared signal) is about 2.86 times budget (b), and its logic without
  * any string literal is still over it. The script prints how far over each one is, and fails above
  * a regression ceiling a little over the last measured size, so that CI catches growth while the
  * budgets are decided. Lower the ceilings as the bundles shrink; never raise them silently.
@@ -54,7 +54,9 @@ interface Budget {
    * comma) is refused at construction and per attempt, and a provider's answer is checked for
    * misspelt keys (STS's `SessionToken`, which TypeScript lets through in a function's result) —
    * (a) 8,551 → 8,618 B, (b) 5,757 → 5,828 B; a `Headers` polyfill without a tag read as the
-   * iterable it is (whatwg-fetch's; its own `map` field was sent as a header): 8,627 and 5,837 B.
+   * iterable it is (whatwg-fetch's; its own `map` field was sent as a header): 8,627 and 5,837 B;
+   * a `Retry-After` date read against the response's `Date`, the call's deadline on
+   * `performance.now()`, an abort during a synchronous `shouldRetry` kept: 8,651 and 5,856 B.
    */
   readonly ceiling: number;
   /** Which output files count. */

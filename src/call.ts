@@ -144,8 +144,10 @@ async function attempts(
         let retry = shouldRetry(policy, err, attempt);
         // A caller's shouldRetry may answer later: the call's timeout and signal still apply.
         if (retry instanceof Promise) retry = await untilAborted(retry, call.signal);
+        // An abort while a synchronous shouldRetry decided ends the call as one during an async one.
+        throwIfAborted(call);
         const delay = retry ? retryDelay(policy, err, attempt) : undefined;
-        if (delay === undefined || Date.now() + delay >= call.deadline) throw err;
+        if (delay === undefined || performance.now() + delay >= call.deadline) throw err;
         // An abort rejects the wait with the call's ServiceAbortError (the reason its signal carries).
         await sleep(delay, call.signal);
         continue;

@@ -195,7 +195,7 @@ export function shouldRetry(
 
 /**
  * How long to wait before the attempt after `attempt`: the server's `Retry-After` on 429/503 when
- * it sent one, else full jitter over `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`.
+ * it sent one (an HTTP date counted from the response's `Date`, or from now without one), else full jitter over `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`.
  * Returns `undefined` when `Retry-After` asks for more than `maxDelayMs`: the caller then stops.
  */
 export function retryDelay(
@@ -205,7 +205,11 @@ export function retryDelay(
   random: () => number = Math.random,
 ): number | undefined {
   if (err instanceof ServiceHttpError && (err.status === 429 || err.status === 503)) {
-    const asked = retryAfterMs(err.headers.get("retry-after"), Date.now());
+    // A date is read against the server's clock (its `Date`), as the client's may be off by minutes.
+    const asked = retryAfterMs(
+      err.headers.get("retry-after"),
+      Date.parse(err.headers.get("date")!) || Date.now(),
+    );
     if (asked !== undefined) return asked <= policy.maxDelayMs ? asked : undefined;
   }
   return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)));

@@ -21,7 +21,10 @@ export interface CallSignal {
    * aborted, its reason is the call's `ServiceAbortError`.
    */
   readonly signal: AbortSignal | undefined;
-  /** The time (from `Date.now()`) at which the call times out; `Infinity` without a timeout. */
+  /**
+   * The time (from `performance.now()`, which, as the timer, no clock step moves) at which the call
+   * times out; `Infinity` without a timeout.
+   */
   readonly deadline: number;
   /** Clears the timer and removes the listeners. Call exactly once, when the call settles. */
   done(): void;
@@ -105,7 +108,7 @@ export function callSignal(
 
   return {
     signal: controller.signal,
-    deadline: Date.now() + timeoutMs,
+    deadline: performance.now() + timeoutMs,
     done: cleanup,
   };
 }

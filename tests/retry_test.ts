@@ -208,6 +208,68 @@ describe("retry", () => {
       assert.equal(requestsTo("retry-after-date"), 2);
     });
 
+    it("reads a Retry-After date against the server's Date: a server clock ten minutes off changes nothing", async () => {
+      for (
+        const [name, skewMs] of [["retry-after-ahead", 600_000], ["retry-after-behind", -600_000]] as const
+      ) {
+        const serverNow = Date.now() + skewMs;
+        const url = flaky(name, 503, 1, {
+          date: new Date(serverNow).toUTCString(),
+          "retry-after": new Date(serverNow + 2_000).toUTCString(),
+        });
+        const started = Date.now();
+        // Against the local clock, the date is 10 minutes away (over maxDelayMs: the 503 thrown at once)
+        // or 10 minutes past (retried at once).
+        await client(url, { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5_000 } }).request("{ hello }");
+        const waited = Date.now() - started;
+        assert.ok(
+          waited >= 900,
+          `${name}: waited ${waited} ms for a Retry-After 2 s after the server's Date`,
+        );
+        assert.equal(requestsTo(name), 2);
+      }
+    });
+
+    it("the call's deadline follows the timer, not the wall clock: a clock step during a call changes nothing", async () => {
+      // An NTP step or a VM resume moves Date.now() by an hour while the first attempt is in flight.
+      const realNow = Date.now;
+      endpoint.route("clock-step", (_req, res, count, pass) => {
+        if (count > 1) return pass();
+        Date.now = () => realNow() + 3_600_000;
+        return send(res, 503, { errors: [{ message: "busy" }] });
+      });
+      try {
+        const data = await client(endpoint.urlFor("clock-step"), { retry: fast })
+          .request("{ hello }", undefined, { timeoutMs: 10_000 });
+        assert.deepEqual(data, { hello: "world" }, "retried: the deadline is still 10 s away");
+      } finally {
+        Date.now = realNow;
+      }
+      assert.equal(requestsTo("clock-step"), 2);
+    });
+
+    it("an abort while a synchronous shouldRetry decides ends the call as ABORTED, as during an async one", async () => {
+      for (const answer of [false, true]) {
+        const name = `abort-in-should-retry-${answer}`;
+        const url = flaky(name, 409, 1);
+        const controller = new AbortController();
+        const err = await rejection(
+          client(url, {
+            retry: {
+              ...fast,
+              shouldRetry: () => {
+                controller.abort("user left");
+                return answer;
+              },
+            },
+          }).request("{ hello }", undefined, { signal: controller.signal }),
+        );
+        assert.ok(err instanceof ServiceAbortError, `answer ${answer}: ${err}`);
+        assert.equal(err.reason, "abort");
+        assert.equal(requestsTo(name), 1);
+      }
+    });
+
     it("a Retry-After longer than maxDelayMs is not waited for: the 429 is thrown at once", async () => {
       const url = flaky("retry-after-long", 429, 1, { "retry-after": "120" });
       const started = Date.now();
