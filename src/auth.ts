@@ -164,7 +164,7 @@ export interface LambdaAuth {
 export interface IamAuth {
   /** Selects IAM mode. */
   readonly type: "iam";
-  /** The region of the endpoint, such as `us-east-1` (letters, digits, `_` and `-`). Never guessed from the host name. */
+  /** The endpoint's region, such as `us-east-1` (letters, digits, `_`, `-`). Never guessed from the host. */
   readonly region: string;
   /** The credentials, or a sync or async provider returning fresh ones. */
   readonly credentials: Getter<AwsCredentials>;

@@ -195,8 +195,9 @@ export function shouldRetry(
 
 /**
  * How long to wait before the attempt after `attempt`: the server's `Retry-After` on 429/503 when
- * it sent one (an HTTP date counted from the response's `Date`, or from now without one), else full jitter over `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`.
- * Returns `undefined` when `Retry-After` asks for more than `maxDelayMs`: the caller then stops.
+ * it sent one (an HTTP date counted from the response's `Date`, or from now without one), else
+ * full jitter over `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`. Returns `undefined` when
+ * `Retry-After` asks for more than `maxDelayMs`: the caller then stops.
  */
 export function retryDelay(
   policy: RetryPolicy,
