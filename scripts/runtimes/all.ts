@@ -6,8 +6,8 @@
  * by Vite 8, Vite 7 and webpack 5 (bundlers.ts). Deno 2 runs the whole suite on the source with
  * `deno task test`, not here.
  *
- * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, then prints one line
- * per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
+ * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, checks the Node and
+ * Bun counts the README states (readme_counts.ts), then prints one line per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
  *
  * Usage: `deno task test:runtimes [--no-build] [--verbose]`.
  *
@@ -23,6 +23,7 @@ import { runEdge } from "./edge.ts";
 import { NODES, runNode } from "./node.ts";
 import { runNode18ExitCheck } from "./node18_exit_check.ts";
 import { runOldest } from "./oldest.ts";
+import { readmeCountsResult } from "./readme_counts.ts";
 import { runWebkitFirefox } from "./webkit_firefox.ts";
 import { runWorker } from "./worker.ts";
 
@@ -63,6 +64,10 @@ export async function runAll(verbose = false): Promise<RunResult[]> {
     }
     console.log("::endgroup::");
   }
+  // The README's Runtimes table states the node:test counts: a run that tells otherwise fails.
+  console.log("::group::README's runtime counts");
+  results.push(readmeCountsResult(results));
+  console.log("::endgroup::");
   console.log("\nruntime matrix:");
   for (const result of results) console.log(`  ${result.failed ? "✖" : "✔"} ${summary(result)}`);
   const total = (key: "passed" | "failed" | "skipped") =>
