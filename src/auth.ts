@@ -365,7 +365,7 @@ function credentialsProblem(value: unknown): string | undefined {
     return `sessionToken must be a string when given, current value is ${describe(sessionToken, true)}`;
   }
   // The key ID goes into the Authorization header's Credential parameter, as the region does.
-  if (/[^\w-]/.test(accessKeyId as string)) return "accessKeyId has a character no access key ID has";
+  if (!/^[\w-]+$/.test(accessKeyId as string)) return "accessKeyId has a character no access key ID has";
   const problem = headerProblem(sessionToken ?? "");
   return problem && `sessionToken is ${problem}`;
 }
