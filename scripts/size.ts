@@ -11,7 +11,7 @@
  *
  * The budgets are issue 4's targets, and they are NOT met today: the core alone (validation with
  * messages that name the field, unknown-key detection, leak-proof errors, retries with Retry-After,
- * clock skew, one listener per shared signal) is about 2.86 times budget (b), and its logic without
+ * clock skew, one listener per shared signal) is about 2.88 times budget (b), and its logic without
  * any string literal is still over it. The script prints how far over each one is, and fails above
  * a regression ceiling a little over the last measured size, so that CI catches growth while the
  * budgets are decided. Lower the ceilings as the bundles shrink; never raise them silently.
@@ -57,7 +57,12 @@ interface Budget {
    * iterable it is (whatwg-fetch's; its own `map` field was sent as a header): 8,627 and 5,837 B;
    * a `Retry-After` date read against the response's `Date`, the call's deadline on
    * `performance.now()`, an abort during a synchronous `shouldRetry` kept: 8,651 and 5,856 B; the
-   * re-read gave the key ID check the region's regular expression: 8,645 and 5,852 B.
+   * re-read gave the key ID check the region's regular expression: 8,645 and 5,852 B. Raised a
+   * fifth time, to 8,760 and 5,940 B (session 14), for a review from the server's side: an HTTP
+   * error's message without the reason phrase, and its reason phrase and headers behind getters (a
+   * server or proxy may echo the request there), a clock-skew `Date` taken only when plausible
+   * (2024 to 9998: a late-9999 `Date` had left the client signing five-digit years), an `extensions`
+   * that is not an object refused and a `null` one dropped: 8,699 and 5,888 B.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -69,14 +74,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 3_072,
-    ceiling: 8_700,
+    ceiling: 8_760,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 2_048,
-    ceiling: 5_880,
+    ceiling: 5_940,
     counts: "before-first-request",
   },
 ];

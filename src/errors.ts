@@ -174,14 +174,16 @@ export class ServiceGraphQLError extends ServiceError {
 /**
  * The HTTP status was not 2xx. The parsed body (JSON, or text when it is not JSON) is kept on
  * `body`, and the GraphQL `errors` of the body, when present, on `errors`; the message names the
- * status only.
+ * status only (`HTTP 401`). What the server sent (`statusText`, `headers`, `body`, `errors`) is
+ * kept behind getters that logs and `JSON.stringify` leave out: a server or proxy may echo the
+ * request there, key and variables included.
  *
  * @example Read the status and the body
  * ```ts
  * import { ServiceHttpError } from "@seed/service-client";
  *
  * const err = new ServiceHttpError(401, "Unauthorized", new Headers(), { errors: [{ message: "No" }] });
- * console.log(err.status, err.message); // 401 "HTTP 401 Unauthorized"
+ * console.log(err.status, err.message, err.statusText); // 401 "HTTP 401" "Unauthorized"
  * ```
  */
 export class ServiceHttpError extends ServiceError {
@@ -190,7 +192,7 @@ export class ServiceHttpError extends ServiceError {
 
   /** The HTTP status. `0` when a browser hides a refused redirect behind an opaque response. */
   declare readonly status: number;
-  /** The HTTP status text, often empty over HTTP/2. */
+  /** The HTTP reason phrase, as the server sent it; empty over HTTP/2. */
   declare readonly statusText: string;
   /** A copy of the response headers, without `set-cookie`. */
   declare readonly headers: Headers;
@@ -212,12 +214,11 @@ export class ServiceHttpError extends ServiceError {
    * @param body The parsed body.
    */
   constructor(status: number, statusText: string, headers: Headers, body?: unknown) {
-    super("HTTP_ERROR", `HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+    super("HTTP_ERROR", "HTTP " + status);
     this.status = status;
-    this.statusText = statusText;
-    this.headers = new Headers();
-    headers.forEach((value, name) => name === "set-cookie" || this.headers.append(name, value));
-    hideData(this, { body, errors: errorsOf(body) });
+    const copy = new Headers();
+    headers.forEach((value, name) => name === "set-cookie" || copy.append(name, value));
+    hideData(this, { statusText, headers: copy, body, errors: errorsOf(body) });
   }
 }
 

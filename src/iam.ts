@@ -48,19 +48,25 @@ const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z)
  * remembers the server's clock offset and returns `true`: the request never ran, so it is re-signed
  * and resent once, with or without a retry policy. The server's time is the response's `Date`, or,
  * when that cannot be read (a browser page reads a cross-origin `Date` only if the server lists it
- * in `Access-Control-Expose-Headers`), the time in the message. With neither, the refusal is thrown
- * as it is.
+ * in `Access-Control-Expose-Headers`), the time in the message. Only a plausible time is taken (see
+ * {@link plausible}); with none, the refusal is thrown as it is.
  */
 export function learnClockSkew(state: ClientState, err: ServiceHttpError): boolean {
   // A signature problem comes back as a 403, or a 400.
   const refusal = (err.status === 403 || err.status === 400) &&
     err.errors.map((e) => TIME_REFUSAL.exec(e.message)).find(Boolean);
   const serverTime = refusal &&
-    (Date.parse(err.headers.get("date")!) ||
-      Date.parse(refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")!));
-  // A time before 1970 or past 9999 cannot be an x-amz-date (four-digit years): such a Date is wrong,
-  // and taking it would make every later signature fail before it is sent.
-  if (!(serverTime && serverTime > 0 && serverTime < Date.UTC(1e4, 0))) return false;
+    [err.headers.get("date"), refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")]
+      .map((text) => Date.parse(text!)).find(plausible);
+  if (!serverTime) return false;
   state.clockOffsetMs = serverTime - Date.now();
   return true;
 }
+
+/**
+ * Whether a server's time can be right: not before 2024 (no server's clock is behind the day this
+ * code was written: a `Date` of 1970, or text that `Date.parse` reads leniently, is wrong), and a year
+ * short of 9999 (x-amz-date has four-digit years: the corrected clock must not outgrow them while
+ * the client lives). A device's clock may be off by any amount; it is the server's that is checked.
+ */
+const plausible = (time: number) => time > Date.UTC(2024, 0) && time < Date.UTC(9999, 0);

@@ -57,9 +57,10 @@ export type GraphQLResult<TData = unknown> =
  *
  * @throws {ServiceHttpError} For a status that is not 2xx (redirects included: they are never followed).
  * @throws {ServiceResponseError} For a 2xx body that is not JSON, not an object, whose `errors` is not
- * an array of objects each with a string `message`, whose `data` is neither an object nor null, or
- * that has neither `data` (absent or null) nor a non-empty `errors`. `"errors": null` counts as no
- * errors, and is left out of the result.
+ * an array of objects each with a string `message`, whose `data` is neither an object nor null, whose
+ * `extensions` is neither an object nor null, or that has neither `data` (absent or null) nor a
+ * non-empty `errors`. `"errors": null` and `"extensions": null` count as none, and are left out of
+ * the result.
  */
 export function resultOf(response: FetchResponse, text: string | undefined): GraphQLResult {
   const { status } = response;
@@ -72,14 +73,18 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
   if (!isObject(body)) {
     throw new ServiceResponseError(status, "body is not a JSON object", body);
   }
-  const { data, errors } = body as { data?: unknown; errors?: unknown };
+  // `"errors": null` and `"extensions": null` count as none, as the result's type has them.
+  for (const key of ["errors", "extensions"]) if (body[key] === null) delete body[key];
+  const { data, errors, extensions } = body;
   // Each error is read as the caller's code reads it (`err.errors[0].message`): one that is not an
   // object with a message would throw there, far from its cause.
-  if (errors === null) delete (body as { errors?: unknown }).errors;
-  else if (errors !== undefined && !(Array.isArray(errors) && errors.every(isFormattedError))) {
+  if (errors !== undefined && !(Array.isArray(errors) && errors.every(isFormattedError))) {
     throw new ServiceResponseError(status, "errors is not an array of errors with a message", body);
   }
   if (data != null && !isObject(data)) throw new ServiceResponseError(status, "data is not an object", body);
+  if (extensions !== undefined && !isObject(extensions)) {
+    throw new ServiceResponseError(status, "extensions is not an object", body);
+  }
   // Without data (absent or null), the GraphQL spec requires at least one error: `{"errors": []}` and
   // `{"data": null}` are not results (`request` would resolve null where the caller's type says data).
   if (data == null && !(errors as unknown[] | null | undefined)?.length) {

@@ -160,7 +160,7 @@ describe("client", () => {
           message: "You are not authorized to make this call.",
         }],
       });
-      assert.equal(err.message, "HTTP 401 Unauthorized");
+      assert.equal(err.message, "HTTP 401");
     });
 
     it("an API key getter is called on every request, so rotation takes effect on the next one", async () => {

@@ -192,34 +192,20 @@ describe("headers", () => {
 
   describe("clock skew (iam)", () => {
     it("a signature rejected for time is re-signed with the server's clock and resent once, without a retry policy", async () => {
-      const skewed = await startEndpoint({ clockOffsetMs: 20 * 60_000 });
-      try {
-        const client = new ServiceClient({
-          url: skewed.url,
-          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
-        });
+      await withSkewedEndpoint(20 * 60_000, undefined, async (client, skewed) => {
         assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
         assert.equal(skewed.requests.length, 2, "one refused, one accepted");
         // The offset is remembered: the next request is accepted at once.
         await client.request("{ whoami }");
         assert.equal(skewed.requests.length, 3);
-      } finally {
-        await skewed.close();
-      }
+      });
     });
 
     it("a clock far behind the server is corrected too (signature not yet current)", async () => {
-      const skewed = await startEndpoint({ clockOffsetMs: -20 * 60_000 });
-      try {
-        const client = new ServiceClient({
-          url: skewed.url,
-          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
-        });
+      await withSkewedEndpoint(-20 * 60_000, undefined, async (client, skewed) => {
         assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
         assert.equal(skewed.requests.length, 2);
-      } finally {
-        await skewed.close();
-      }
+      });
     });
 
     it("a signature refused for another reason is not resent", async () => {
@@ -239,18 +225,10 @@ describe("headers", () => {
     });
 
     it("where Date cannot be read (a browser page, under CORS), the server's time is read from AWS's message", async () => {
-      const skewed = await startEndpoint({ clockOffsetMs: -20 * 60_000 });
-      try {
-        const client = new ServiceClient({
-          url: skewed.url,
-          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
-          fetch: withoutDate,
-        });
+      await withSkewedEndpoint(-20 * 60_000, withoutDate, async (client, skewed) => {
         assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
         assert.equal(skewed.requests.length, 2, "one refused, one accepted");
-      } finally {
-        await skewed.close();
-      }
+      });
     });
 
     it("a refusal for time with neither a readable Date nor a time in its message is thrown as it is", async () => {
@@ -271,14 +249,17 @@ describe("headers", () => {
     });
 
     for (
-      const [year, date] of [["275760", "Sat, 13 Sep 275760 00:00:00 GMT"], [
-        "1960",
-        "Fri, 01 Jan 1960 00:00:00 GMT",
-      ]]
+      const [year, date] of [
+        ["275760", "Sat, 13 Sep 275760 00:00:00 GMT"],
+        ["9999, its last second", "Fri, 31 Dec 9999 23:59:59 GMT"],
+        ["1960", "Fri, 01 Jan 1960 00:00:00 GMT"],
+        ["1970", "Thu, 01 Jan 1970 00:00:01 GMT"],
+        ["2001, from text Date.parse reads leniently", "garbage 3"],
+      ] as const
     ) {
-      it(`a Date no x-amz-date can hold (year ${year}) is not learnt: the refusal is thrown, later requests still sign`, async () => {
+      it(`a Date no server can have (year ${year}) is not learnt: the refusal is thrown, later requests still sign`, async () => {
         let answered = 0;
-        endpoint.route(`expired-absurd-date-${year}`, (_request, response) => {
+        endpoint.route(`expired-absurd-date-${year.slice(0, 4)}`, (_request, response) => {
           if (answered++ > 0) return void response.end('{"data":{"whoami":"iam"}}');
           response.writeHead(403, { "content-type": "application/json", date });
           response.end(JSON.stringify({
@@ -286,7 +267,7 @@ describe("headers", () => {
           }));
         });
         const client = new ServiceClient({
-          url: endpoint.urlFor(`expired-absurd-date-${year}`),
+          url: endpoint.urlFor(`expired-absurd-date-${year.slice(0, 4)}`),
           auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
         });
         const err = await rejection(client.request("{ whoami }"));
@@ -294,14 +275,22 @@ describe("headers", () => {
         assert.equal(answered, 1, "not resent");
         assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
         assert.match(last().headers["x-amz-date"]!, /^\d{8}T\d{6}Z$/);
-        assert.ok(
-          Math.abs(
-            Date.parse(last().headers["x-amz-date"]!.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")) -
-              Date.now(),
-          ) < 60_000,
-        );
+        assert.ok(Math.abs(amzDateMs(last().headers["x-amz-date"]!) - Date.now()) < 60_000);
       });
     }
+
+    it("a Date no server can have gives way to the server's time in AWS's message", async () => {
+      await withSkewedEndpoint(
+        -20 * 60_000,
+        withDate("Thu, 01 Jan 1970 00:00:01 GMT"),
+        async (client, skewed) => {
+          assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+          assert.equal(skewed.requests.length, 2, "one refused, one accepted");
+          const resent = amzDateMs(skewed.requests[1]!.headers["x-amz-date"]!);
+          assert.ok(Math.abs(resent - (Date.now() - 20 * 60_000)) < 60_000, "signed at the server's time");
+        },
+      );
+    });
 
     it("a refusal for time that comes as a 400, worded in its second error, is corrected too", async () => {
       endpoint.route("expired-400", (_request, response, count, pass) => {
@@ -449,14 +438,36 @@ describe("headers", () => {
   });
 });
 
-/** fetch, with the response's Date removed, as a browser hides it from a cross-origin page that CORS does not let read it. */
-const withoutDate: typeof fetch = async (input, init) => {
+/** Runs `check` with an iam client (of `fetch`, when given) of an endpoint whose clock is `offsetMs` off ours. */
+async function withSkewedEndpoint(
+  offsetMs: number,
+  fetch: typeof globalThis.fetch | undefined,
+  check: (client: ServiceClient, skewed: Endpoint) => Promise<void>,
+): Promise<void> {
+  const skewed = await startEndpoint({ clockOffsetMs: offsetMs });
+  try {
+    const auth = { type: "iam", region: REGION, credentials: CREDENTIALS } as const;
+    await check(new ServiceClient({ url: skewed.url, auth, ...(fetch ? { fetch } : {}) }), skewed);
+  } finally {
+    await skewed.close();
+  }
+}
+
+/** The time an `x-amz-date` (`20240102T030405Z`) stands for, in milliseconds. */
+const amzDateMs = (amzDate: string) =>
+  Date.parse(amzDate.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:"));
+
+/** fetch, with the response's Date replaced by `date`, or removed. */
+const withDate = (date?: string): typeof fetch => async (input, init) => {
   const response = await fetch(input, init);
   const headers = new Headers(response.headers);
-  headers.delete("date");
+  if (date) headers.set("date", date);
+  else headers.delete("date");
   return new Response(await response.arrayBuffer(), {
     status: response.status,
     statusText: response.statusText,
     headers,
   });
 };
+/** fetch, with the response's Date removed, as a browser hides it from a cross-origin page that CORS does not let read it. */
+const withoutDate = withDate();

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ServiceClient, ServiceHttpError, ServiceResponseError } from "../mod.ts";
+import { ServiceClient, ServiceGraphQLError, ServiceHttpError, ServiceResponseError } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
@@ -74,6 +74,18 @@ describe("responses", () => {
       ["data that is a string", '{"data":"hello"}', /data is not an object/, { data: "hello" }],
       ["data that is an array", '{"data":[1]}', /data is not an object/, { data: [1] }],
       [
+        "extensions that is a number",
+        '{"data":{"hello":"world"},"extensions":42}',
+        /extensions is not an object/,
+        { data: { hello: "world" }, extensions: 42 },
+      ],
+      [
+        "extensions that is an array, next to errors",
+        '{"errors":[{"message":"x"}],"extensions":["x"]}',
+        /extensions is not an object/,
+        { errors: [{ message: "x" }], extensions: ["x"] },
+      ],
+      [
         "null data and an empty errors array",
         '{"data":null,"errors":[]}',
         /neither data nor errors/,
@@ -101,7 +113,7 @@ describe("responses", () => {
       assert.equal(err.statusText, "Bad Gateway");
       assert.equal(err.body, html);
       assert.deepEqual(err.errors, []);
-      assert.equal(err.message, "HTTP 502 Bad Gateway");
+      assert.equal(err.message, "HTTP 502", "the reason phrase is the server's text: not in the message");
       assert.equal(endpoint.requests.filter((r) => r.path === "/html-502/graphql").length, 2);
     });
 
@@ -111,6 +123,17 @@ describe("responses", () => {
       const result = await client.requestRaw("{ hello }");
       assert.deepEqual(result, { data: { hello: "world" } });
       assert.ok(!("errors" in result));
+    });
+
+    it('"extensions": null counts as none, and is left out of the raw result and the GraphQL error', async () => {
+      const client = raw("extensions-null", 200, '{"data":{"hello":"world"},"extensions":null}');
+      const result = await client.requestRaw("{ hello }");
+      assert.deepEqual(result, { data: { hello: "world" } });
+      assert.ok(!("extensions" in result));
+      const failed = raw("extensions-null-errors", 200, '{"errors":[{"message":"x"}],"extensions":null}');
+      const err = await rejection(failed.request("{ hello }"));
+      assert.ok(err instanceof ServiceGraphQLError, String(err));
+      assert.equal(err.extensions, undefined);
     });
 
     it("ServiceHttpError.errors keeps only the items with a message; body keeps them all", async () => {

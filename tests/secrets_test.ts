@@ -179,6 +179,13 @@ describe("no secret or variable in any error", () => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.end(`debug: ${request.body}`);
     });
+    // A server whose reason phrase and a header echo the request's headers and body (Deno's fetch
+    // reads its own phrase; Node's and Bun's read the server's).
+    endpoint.route("echo-reason-401", (request, res) => {
+      const echoed = `${JSON.stringify(request.headers)} ${request.body}`;
+      res.writeHead(401, `Refused ${echoed}`, { "content-type": "text/plain", "x-echo": echoed });
+      res.end("no");
+    });
     endpoint.route("hang", () => new Promise<void>(() => {}));
   });
   after(() => endpoint.close());
@@ -369,6 +376,16 @@ describe("no secret or variable in any error", () => {
           const err = await caught(() => client("dump-headers-502", auth).request("{ hello }", VARIABLES));
           check(err, ServiceHttpError, "HTTP_ERROR");
           assert.equal(typeof err.body, "string");
+        });
+
+        it("401 whose reason phrase and headers echo the request headers and body", async () => {
+          const err = await caught(() => client("echo-reason-401", auth).request("{ hello }", VARIABLES));
+          check(err, ServiceHttpError, "HTTP_ERROR");
+          assert.equal(err.message, "HTTP 401");
+          assert.ok(
+            err.headers.get("x-echo")!.includes(VARIABLE),
+            "err.headers still holds what the server sent",
+          );
         });
 
         it("200 {errorMessage} quoting the request (ServiceResponseError)", async () => {
