@@ -72,6 +72,14 @@ describe("client", () => {
       assert.equal(lastRequest().body, '{"query":"{ hello }"}');
     });
 
+    it("a caller's operationName wins over the one of a document node's single operation", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      await client.request(parse("query Named { hello }"), undefined, { operationName: "Other" }).catch(
+        () => {},
+      );
+      assert.equal(JSON.parse(lastRequest().body).operationName, "Other");
+    });
+
     it("accepts a URL object for url", async () => {
       const client = new ServiceClient({
         url: new URL(endpoint.url),
@@ -361,6 +369,18 @@ describe("client", () => {
   });
 
   describe("a fetch option", () => {
+    it("is called with the URL as the client normalised it, and a null signal when the call has none", async () => {
+      const calls: Array<[unknown, RequestInit]> = [];
+      const client = new ServiceClient({
+        url: endpoint.url.replace("http://", "HTTP://"),
+        auth: { type: "apiKey", apiKey: API_KEY },
+        fetch: (input, init) => (calls.push([input, init!]), fetch(input, init)),
+      });
+      await client.request("{ hello }");
+      assert.equal(calls[0]![0], new URL(endpoint.url).href);
+      assert.equal(calls[0]![1].signal, null);
+    });
+
     it("that returns a Response itself, not a Promise, works with a timeout, a signal or retries too", async () => {
       const answer = () => new Response(JSON.stringify({ data: { hello: "stub" } }), { status: 200 });
       for (

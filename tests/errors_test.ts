@@ -71,6 +71,29 @@ describe("errors", () => {
     });
   });
 
+  describe("names", () => {
+    it("each class has its own name, as logs and stack traces print it", () => {
+      const errors = [
+        new ServiceGraphQLError([{ message: "x" }]),
+        new ServiceHttpError(500, "", new Headers()),
+        new ServiceAbortError("abort"),
+        new ServiceNetworkError(new Error("x")),
+        new ServiceResponseError(200, "x", undefined),
+        new ServiceAuthError("apiKey", "x"),
+      ];
+      assert.deepEqual(errors.map((err) => err.name), [
+        "ServiceGraphQLError",
+        "ServiceHttpError",
+        "ServiceAbortError",
+        "ServiceNetworkError",
+        "ServiceResponseError",
+        "ServiceAuthError",
+      ]);
+      assert.equal(ServiceError.prototype.name, "ServiceError");
+      assert.match(String(errors[2]!.stack), /^ServiceAbortError: /);
+    });
+  });
+
   describe("messages", () => {
     it("ServiceHttpError names the status only: the reason phrase is the server's text", () => {
       const err = new ServiceHttpError(503, "Service Unavailable", new Headers());

@@ -16,6 +16,11 @@ import { clientConfig } from "../src/options.ts";
 import type { PreparedDocument } from "../src/document.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY, rejection } from "./_fixtures.ts";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
 
 let endpoint: Endpoint;
 
@@ -124,5 +129,36 @@ describe("lazily loaded modules", () => {
     assert.deepEqual(await client.request(document as never), { hello: "world" });
     const schema = await client.introspect({ signal: new AbortController().signal });
     assert.equal(typeof schema.__schema, "object");
+  });
+
+  // Deno only: an import map can send one module of the source to a file that does not exist, so
+  // that the client's own `import()` fails for real. Node and Bun run the built package, where no
+  // runtime-neutral way breaks one chunk's load; `send()`'s injected loads above cover the path.
+  it("a real failed import() of the introspection query is a ServiceNetworkError (Deno: an import map)", {
+    skip: !("Deno" in globalThis) && "Deno only: it breaks the module's load with an import map",
+  }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "lazy-load-"));
+    try {
+      const map = join(dir, "import_map.json");
+      const introspection = new URL("../src/introspection.ts", import.meta.url).href;
+      writeFileSync(map, JSON.stringify({ imports: { [introspection]: `file://${dir}/missing.ts` } }));
+      const script = `import { ServiceClient } from ${
+        JSON.stringify(new URL("../mod.ts", import.meta.url).href)
+      };
+        const client = new ServiceClient({ url: "https://example.com/graphql", auth: { type: "apiKey", apiKey: "k" },
+          fetch: () => Promise.resolve(Response.json({ data: {} })) });
+        const err = await client.introspect().catch((e) => e);
+        console.log(JSON.stringify([err.name, err.code, String(err.cause)]));`;
+      const run = spawnSync(process.execPath, ["eval", "--no-check", `--import-map=${map}`, script], {
+        encoding: "utf8",
+      });
+      assert.equal(run.status, 0, run.stderr);
+      const [name, code, cause] = JSON.parse(run.stdout);
+      assert.equal(name, "ServiceNetworkError");
+      assert.equal(code, "NETWORK_ERROR");
+      assert.match(cause, /missing\.ts/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -212,10 +212,10 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /secretAccessKey must be a non-empty string, current value is a number$/,
   ],
   [
-    "iam sessionToken a number",
-    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, sessionToken: 1 } } },
+    "iam sessionToken a number: described by its type, never quoted",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, sessionToken: 123456789 } } },
     TypeError,
-    /sessionToken must be a string/,
+    /sessionToken must be a string when given, current value is a number$/,
   ],
   [
     "iam credentials typo",
@@ -315,6 +315,12 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /current value is Infinity/,
   ],
   [
+    "retry.attempts null (as a JSON config holds it): not read as the default",
+    { url: URL_, auth: apiKey, retry: { attempts: null } },
+    TypeError,
+    /retry.attempts: expected an integer, current value is null/,
+  ],
+  [
     "retry.attempts a string",
     { url: URL_, auth: apiKey, retry: { attempts: "3" } },
     TypeError,
@@ -363,6 +369,12 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /Invalid fetch: expected a function, current value is a string/,
   ],
   ["timeoutMs 0", { url: URL_, auth: apiKey, timeoutMs: 0 }, RangeError, /timeoutMs: .*current value is 0/],
+  [
+    "timeoutMs a bigint: quoted, as a number is",
+    { url: URL_, auth: apiKey, timeoutMs: 10n },
+    TypeError,
+    /Invalid timeoutMs: expected an integer, current value is 10$/,
+  ],
   [
     "timeoutMs huge",
     { url: URL_, auth: apiKey, timeoutMs: 2 ** 31 },
@@ -747,6 +759,13 @@ describe("options", () => {
         assert.equal(calls, 0, "nothing was sent");
       });
     }
+
+    it("variables JSON cannot serialize keep JSON.stringify's error as the cause", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      const err = await rejection(client.request("{ hello }", { n: 1n }));
+      assert.equal(err.code, "INVALID_ARGUMENT");
+      assert.ok(err.cause instanceof TypeError, String(err.cause));
+    });
   });
 
   describe("auth getters that fail", () => {

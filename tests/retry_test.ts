@@ -292,6 +292,18 @@ describe("retry", () => {
       assert.equal(requestsTo("retry-after-timeout"), 1);
     });
 
+    it("a Retry-After just past the call's deadline is not waited for either (2 s against 1.5 s)", async () => {
+      const url = flaky("retry-after-just-past", 429, 1, { "retry-after": "2" });
+      const started = Date.now();
+      const err = await rejection(
+        client(url, { retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 10_000 } })
+          .request("{ hello }", undefined, { timeoutMs: 1_500 }),
+      );
+      assert.ok(err instanceof ServiceHttpError, String(err));
+      assert.equal(err.status, 429);
+      assert.ok(Date.now() - started < 1_000, "thrown at once, not after waiting to the deadline");
+    });
+
     it("a caller abort during a backoff wait ends the call at once, with no further attempt", async () => {
       const url = flaky("abort-in-backoff", 503, 10);
       const controller = new AbortController();
@@ -352,6 +364,43 @@ describe("retry", () => {
       } finally {
         process.off("warning", onWarning);
       }
+    });
+
+    it("an async shouldRetry leaves no listener of the client's on any signal, over many attempts", async () => {
+      // Every listener the client adds to a signal it hands fetch is counted until it is removed;
+      // fetch's own (added while it is called: Node's stays until the signal is collected) are not.
+      let live = 0, fetching = false;
+      const c = client(flaky("async-should-retry-listeners", 409, 30), {
+        retry: { attempts: 30, baseDelayMs: 0, maxDelayMs: 0, shouldRetry: () => Promise.resolve(true) },
+        timeoutMs: 60_000,
+        fetch: (input, init) => {
+          const signal = init!.signal!;
+          const [add, remove] = [
+            signal.addEventListener.bind(signal),
+            signal.removeEventListener.bind(signal),
+          ];
+          const counted = new Set<unknown>();
+          signal.addEventListener =
+            ((type: string, listener: EventListener, options?: AddEventListenerOptions) => {
+              if (!fetching && !counted.has(listener)) [counted.add(listener), live++];
+              add(type, listener, options);
+            }) as typeof signal.addEventListener;
+          signal.removeEventListener = ((type: string, listener: EventListener) => {
+            if (counted.delete(listener)) live--;
+            remove(type, listener);
+          }) as typeof signal.removeEventListener;
+          fetching = true;
+          try {
+            return fetch(input, init);
+          } finally {
+            fetching = false;
+          }
+        },
+      });
+      const err = await rejection(c.request("{ hello }"));
+      assert.equal(err.status, 409);
+      assert.equal(requestsTo("async-should-retry-listeners"), 30);
+      assert.equal(live, 0, "listeners left behind");
     });
   });
 
@@ -475,6 +524,11 @@ describe("retry", () => {
       assert.ok(err instanceof ServiceAbortError);
       assert.equal(err.reason, "timeout");
       assert.ok(Date.now() - started < 2_000, "within 2 s");
+    });
+
+    it("a Retry-After of exactly maxDelayMs is waited for", () => {
+      const err = new ServiceHttpError(429, "", new Headers({ "retry-after": "5" }));
+      assert.equal(retryDelay(retryPolicy({ maxDelayMs: 5_000 }), err, 1), 5_000);
     });
 
     it("Retry-After is honoured on 429 and 503 only: on a 500, the backoff decides", () => {

@@ -49,6 +49,26 @@ describe("signals", () => {
   after(() => endpoint.close());
 
   describe("timeouts and cancellation", () => {
+    it("an abort while a failed response's body is read ends the call before shouldRetry is asked", async () => {
+      // A 409 whose body starts, then never ends.
+      endpoint.route("trickle-409", (_req, res) => {
+        res.writeHead(409, { "content-type": "application/json" });
+        res.write('{"errors":[');
+        const timer = setInterval(() => res.write(" "), 50);
+        res.on("close", () => clearInterval(timer));
+      });
+      let asked = 0;
+      const controller = new AbortController();
+      const c = client("trickle-409", {
+        retry: { attempts: 3, baseDelayMs: 0, maxDelayMs: 0, shouldRetry: () => (asked++, true) },
+      });
+      const pending = c.request("{ hello }", undefined, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 100);
+      const err = await rejection(pending);
+      assert.ok(err instanceof ServiceAbortError, String(err));
+      assert.equal(asked, 0, "shouldRetry was asked after the abort");
+    });
+
     it("timeoutMs ends a request that never answers: ServiceAbortError, reason timeout, code ABORTED", async () => {
       const started = Date.now();
       const err = await rejection(client("hang").request("{ hello }", undefined, { timeoutMs: 100 }));

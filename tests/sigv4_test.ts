@@ -62,6 +62,8 @@ describe("signRequest: bad input", () => {
     ["method", "empty", (r) => r.method = "", "request"],
     ["body", "bytes", (r) => r.body = new TextEncoder().encode(SECRET), "request"],
     ["body", "an object", (r) => r.body = { secret: SECRET }, "request"],
+    ["body", "the number 0 (not read as no body)", (r) => r.body = 0, "request"],
+    ["body", "false", (r) => r.body = false, "request"],
     ["url", "not a URL", (r) => r.url = `not a url ${URL_SECRET}`, "request"],
     ["url", "relative", (r) => r.url = `/graphql?${URL_SECRET}`, "request"],
     [
