@@ -87,7 +87,7 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
   }
   // Without data (absent or null), the GraphQL spec requires at least one error: `{"errors": []}` and
   // `{"data": null}` are not results (`request` would resolve null where the caller's type says data).
-  if (data == null && !(errors as unknown[] | null | undefined)?.length) {
+  if (data == null && !(errors as unknown[] | undefined)?.length) {
     throw new ServiceResponseError(status, "body has neither data nor errors", body);
   }
   return body as GraphQLResult;
