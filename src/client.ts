@@ -238,9 +238,7 @@ function sendFrom(
     const state = states.get(client);
     // A method taken off its client (`const { request } = client`) is called without one.
     if (!state) {
-      throw invalid(
-        "ServiceClient method called without its client: bind it",
-      );
+      throw invalid("ServiceClient method called without its client: bind it");
     }
     return send(state, document, variables, options, unwrap, load);
   } catch (err) {
