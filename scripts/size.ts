@@ -16,7 +16,8 @@
  * a regression ceiling a little over the last measured size, so that CI catches growth while the
  * budgets are decided. Lower the ceilings as the bundles shrink; never raise them silently.
  *
- * Usage: `deno task size` (`--no-build` to use npm/ as built, `--print` to show the bundles).
+ * Usage: `deno task size` (`--no-build` to use npm/ as built, `--print` to show the bundles, `--floor`
+ * to print each total with every string literal emptied too: the logic alone, see `string_floor.ts`).
  * Exits with 1 above a ceiling.
  *
  * @module
@@ -25,6 +26,7 @@
 import { gzipSync } from "node:zlib";
 import { buildNpm } from "./build_npm.ts";
 import { bundle, type OutputFile, stopBundler } from "./npm/bundle.ts";
+import { stringFloor } from "./string_floor.ts";
 
 /** A measured application. */
 interface Budget {
@@ -109,9 +111,10 @@ function gzipped(text: string, level?: number): number {
  *
  * @param budget The application and its budget.
  * @param print Print the bundled code too.
+ * @param floor Print the counted total with every string literal emptied too.
  * @returns The counted gzipped bytes.
  */
-export async function measure(budget: Budget, print = false): Promise<number> {
+export async function measure(budget: Budget, print = false, floor = false): Promise<number> {
   const files = (await bundle({
     entries: { app: budget.entry },
     format: "esm",
@@ -123,11 +126,13 @@ export async function measure(budget: Budget, print = false): Promise<number> {
   const counted = budget.counts === "all" ? new Set(files.map((file) => file.path)) : loadedFirst;
   let total = 0;
   let totalBest = 0;
+  let totalFloor = 0;
   console.log(`${budget.name} (${budget.entry})`);
   for (const file of files) {
     const size = gzipped(file.text);
     const counts = counted.has(file.path);
     if (counts) [total, totalBest] = [total + size, totalBest + gzipped(file.text, 9)];
+    if (counts && floor) totalFloor += stringFloor(file.text).gzipped;
     const role = (file.entry ? "entry" : loadedFirst.has(file.path) ? "static chunk" : "lazy chunk") +
       (counts ? "" : ", not counted");
     console.log(
@@ -144,6 +149,12 @@ export async function measure(budget: Budget, print = false): Promise<number> {
     `  total: ${total} B gzipped (${totalBest} B at level 9), budget ${budget.budget} B: ${verdict}; ` +
       `regression ceiling ${budget.ceiling} B: ${total <= budget.ceiling ? "ok" : "EXCEEDED"}`,
   );
+  if (floor) {
+    console.log(
+      `  with every string literal emptied (logic alone): ${totalFloor} B gzipped, ` +
+        `${(totalFloor / budget.budget).toFixed(2)}x budget`,
+    );
+  }
   return total;
 }
 
@@ -152,7 +163,7 @@ if (import.meta.main) {
     if (!Deno.args.includes("--no-build")) buildNpm();
     let overBudget = 0, overCeiling = 0;
     for (const budget of BUDGETS) {
-      const total = await measure(budget, Deno.args.includes("--print"));
+      const total = await measure(budget, Deno.args.includes("--print"), Deno.args.includes("--floor"));
       if (total > budget.budget) overBudget++;
       if (total > budget.ceiling) overCeiling++;
     }

@@ -121,6 +121,71 @@ describe("client", () => {
       });
     }
 
+    it("an API with several auth modes: one client per mode, used side by side, sends each request with its own credential only", async () => {
+      const clients = MODES.map(([mode, auth]) =>
+        [mode, new ServiceClient({ url: endpoint.url, auth })] as const
+      );
+      const before = endpoint.requests.length;
+      const rounds = 3;
+      const answers = await Promise.all(
+        Array.from(
+          { length: rounds },
+          (_, round) =>
+            clients.map(([mode, client]) =>
+              client.request<{ whoami: string; echo: string }, { tag: string }>(
+                "query Tagged($tag: String!) { whoami echo(message: $tag) }",
+                { tag: `${mode}#${round}` },
+              )
+            ),
+        ).flat(),
+      );
+      assert.deepEqual(
+        answers.map((data) => data.whoami + " " + data.echo),
+        Array.from({ length: rounds }, (_, round) => MODES.map(([mode]) => `${mode} ${mode}#${round}`))
+          .flat(),
+      );
+      const received = endpoint.requests.slice(before);
+      assert.equal(received.length, rounds * MODES.length);
+      const credential: Record<string, string | undefined> = {
+        userpool: USERPOOL_JWT,
+        oidc: OIDC_JWT,
+        lambda: LAMBDA_TOKEN,
+      };
+      for (const request of received) {
+        const mode = (JSON.parse(request.body).variables.tag as string).split("#")[0]!;
+        const { headers } = request;
+        assert.equal(headers["x-api-key"], mode === "apiKey" ? API_KEY : undefined, mode);
+        assert.equal("x-amz-date" in headers, mode === "iam", mode);
+        assert.equal("x-amz-security-token" in headers, mode === "iam", mode);
+        if (mode === "apiKey") assert.equal(headers["authorization"], undefined);
+        else if (mode === "iam") assert.match(headers["authorization"]!, /^AWS4-HMAC-SHA256 Credential=/);
+        else assert.equal(headers["authorization"], credential[mode], mode);
+      }
+    });
+
+    it("two iam clients side by side with different secrets never sign with each other's key", async () => {
+      const good = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+      });
+      const wrong = new ServiceClient({
+        url: endpoint.url,
+        auth: {
+          type: "iam",
+          region: REGION,
+          credentials: { ...CREDENTIALS, secretAccessKey: "not-the-secret" },
+        },
+      });
+      for (const order of [[good, wrong], [wrong, good]]) {
+        const outcomes = await Promise.allSettled(order.map((client) => client.request("{ whoami }")));
+        const byClient = new Map(order.map((client, i) => [client, outcomes[i]!]));
+        assert.deepEqual(byClient.get(good), { status: "fulfilled", value: { whoami: "iam" } });
+        const refused = byClient.get(wrong);
+        assert.equal(refused?.status, "rejected");
+        assert.ok(refused.reason instanceof ServiceHttpError && refused.reason.status === 403);
+      }
+    });
+
     it("iam without a session token sends no x-amz-security-token", async () => {
       const { accessKeyId, secretAccessKey } = CREDENTIALS;
       const client = new ServiceClient({
