@@ -1,5 +1,5 @@
 /**
- * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20 and 22,
+ * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20, 22, 24 and 26,
  * the check of Node 18's exit preload (node18_exit_check.ts), Bun, Chromium (with and without
  * `AbortSignal.any`), WebKit 2.38 (Safari 16.0's) and Firefox ESR, workerd, edge-runtime, the
  * oldest Deno and Bun on npm (oldest.ts), Deno 2 on the npm build (deno_npm.ts), and the package built

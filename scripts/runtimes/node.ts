@@ -1,9 +1,9 @@
 /**
- * The Node runs: the same `node:test` files (npm/tests/, see node_tests.ts) under Node 18.17.1 and
- * 22 (from .ci/node_modules, installed by `npm install --prefix .ci`) and the machine's Node 20, against
- * the built package, imported (ESM) and required (CommonJS).
+ * The Node runs: the same `node:test` files (npm/tests/, see node_tests.ts) under Node 18.17.1, 22,
+ * 24 and 26 (from .ci/node_modules, installed by `npm install --prefix .ci`) and the machine's Node 20,
+ * against the built package, imported (ESM) and required (CommonJS).
  *
- * Usage: `deno task test:node [18|20|22 …] [--no-build] [--verbose]`. A run's full output is printed
+ * Usage: `deno task test:node [18|20|22|24|26 …] [--no-build] [--verbose]`. A run's full output is printed
  * when it fails or with `--verbose`; its counts always.
  *
  * @module
@@ -27,6 +27,8 @@ export const NODES: Readonly<Record<string, string>> = {
   "18": `${CI_TOOLS}/node18/bin/node`,
   "20": "node",
   "22": `${CI_TOOLS}/node22/bin/node`,
+  "24": `${CI_TOOLS}/node24/bin/node`,
+  "26": `${CI_TOOLS}/node26/bin/node`,
 };
 
 /**
@@ -100,7 +102,7 @@ export function resultOf(
 /**
  * Preloaded into Node 18's test processes: it ends each one at its `exit` event, before the
  * environment teardown in which Node 18.17.1 can spin forever (V8's FinalizationRegistry cleanup
- * task re-posting itself; see the file). Node 20 and 22 do not need it and run without it.
+ * task re-posting itself; see the file). Later Nodes do not need it and run without it.
  */
 export const NODE18_EXIT: string = `${ROOT}/scripts/runtimes/node18_exit.cjs`;
 
