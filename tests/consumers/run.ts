@@ -5,10 +5,13 @@
  * that project/consumer.ts type-checks against them as it would in a consumer's project. Then
  * again on TypeScript 4.8 (`typescript48`), the oldest that compiles them, in the modes it has:
  * `node16`, `bare`, and `node10` under its older name `node` (4.7 types `Error.cause` as an `Error`,
- * which our errors' `cause: unknown` does not fit). On each, the type tests of tests/types compile
- * against the package's declarations too, as CommonJS files (.d.cts) and as ESM (.d.ts): each
- * mistake they make is still an error there (an unused `@ts-expect-error` is one; 4.8 may give
- * another code for it, as it does for excess properties), and each inferred type what they assert.
+ * which our errors' `cause: unknown` does not fit); and on TypeScript 6 (`typescript`) and 7 (the
+ * native compiler `npm install typescript` gives today, from .ci/node_modules, run through its `tsc`:
+ * it has no JavaScript API), in `node16`, `bundler` and `bare` (6 deprecates `node10` and 7 removed
+ * it). On each, the type tests of tests/types compile against the package's declarations too, as
+ * CommonJS files (.d.cts) and as ESM (.d.ts): each mistake they make is still an error there (an
+ * unused `@ts-expect-error` is one; 4.8 may give another code for it, as it does for excess
+ * properties), and each inferred type what they assert.
  *
  * Each mode gets a project in a temporary folder: project/'s tsconfig and consumer, and a
  * node_modules that links the built package (npm/) and its peers (`graphql`,
@@ -41,6 +44,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
 import type * as TS from "typescript5";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -85,6 +89,12 @@ const MODES: ReadonlyArray<
  */
 const NODE_TYPES = join(ROOT, ".ci", "node_modules", "@types", "node20");
 
+/**
+ * TypeScript 7 (`typescript7` in .ci/package.json, installed by `npm install --prefix .ci`): not a
+ * deno.json import, as Deno would then give gql.tada its TypeScript peer from it.
+ */
+const TYPESCRIPT7 = join(ROOT, ".ci", "node_modules", "typescript7");
+
 /** The declaration file npm/package.json names for an entry. */
 function declarations(entry: Entry, root: string): string {
   const manifest = JSON.parse(readFileSync(join(NPM, "package.json"), "utf8")) as {
@@ -96,24 +106,94 @@ function declarations(entry: Entry, root: string): string {
   return join(root, path);
 }
 
+/** Compiles a project, fails on any diagnostic, and returns the paths of the files it loaded. */
+type Compile = (tsconfig: string) => Set<string>;
+
 /** A TypeScript to compile with, and the modes it runs. */
 interface Compiler {
-  readonly module: "typescript5" | "typescript48";
+  /** deno.json's name for it. */
+  readonly module: "typescript5" | "typescript48" | "typescript" | "typescript7";
+  /** Why it cannot run here, if it cannot. */
+  readonly missing?: string | false;
   readonly version: RegExp;
   readonly modes: readonly string[];
+  /** Whether it compiles tests/types/tada_cases.ts (gql.tada's own types need TypeScript 5). */
+  readonly tada: boolean;
+  /** Loads it: its version and how it compiles. */
+  readonly load: () => Promise<{ version: string; compile: Compile }>;
+}
+
+/** A TypeScript with a JavaScript API. */
+function throughApi(ts: typeof TS): { version: string; compile: Compile } {
+  return {
+    version: ts.version,
+    compile: (tsconfig) => new Set(compile(ts, tsconfig).getSourceFiles().map((file) => file.fileName)),
+  };
 }
 
 const COMPILERS: readonly Compiler[] = [
-  { module: "typescript5", version: /^5\./, modes: MODES.map(({ mode }) => mode) },
-  { module: "typescript48", version: /^4\.8\./, modes: ["node16", "node10", "bare"] },
+  {
+    module: "typescript5",
+    version: /^5\./,
+    modes: MODES.map(({ mode }) => mode),
+    tada: true,
+    load: async () => throughApi((await import("typescript5")).default as unknown as typeof TS),
+  },
+  {
+    module: "typescript48",
+    version: /^4\.8\./,
+    modes: ["node16", "node10", "bare"],
+    tada: false,
+    load: async () => throughApi((await import("typescript48")).default as unknown as typeof TS),
+  },
+  {
+    module: "typescript",
+    version: /^6\./,
+    modes: ["node16", "bundler", "bare"],
+    tada: true,
+    load: async () => throughApi((await import("typescript")).default as unknown as typeof TS),
+  },
+  {
+    module: "typescript7",
+    version: /^7\./,
+    modes: ["node16", "bundler", "bare"],
+    tada: true,
+    missing: !existsSync(TYPESCRIPT7) && `${TYPESCRIPT7} is missing: run \`npm install --prefix .ci\``,
+    load: () => Promise.resolve(throughCli(TYPESCRIPT7)),
+  },
 ];
 
-/** The type tests, and what each compiler compiles of them (gql.tada's own types need TypeScript 5). */
+/**
+ * TypeScript 7 through its `tsc` (run by Node, which starts the native compiler): every line it
+ * prints is a diagnostic, except the absolute paths `--listFiles` adds.
+ *
+ * @param installed Its package folder.
+ */
+function throughCli(installed: string): { version: string; compile: Compile } {
+  const tsc = join(installed, "bin", "tsc");
+  const run = (args: string[]): { status: number; lines: string[] } => {
+    try {
+      return { status: 0, lines: execFileSync("node", [tsc, ...args], { encoding: "utf8" }).split("\n") };
+    } catch (err) {
+      const { status, stdout } = err as { status: number; stdout: string };
+      return { status, lines: stdout.split("\n") };
+    }
+  };
+  const version = run(["--version"]).lines[0]!.replace(/^Version /, "");
+  return {
+    version,
+    compile: (tsconfig) => {
+      const { status, lines } = run(["-p", tsconfig, "--listFiles", "--pretty", "false"]);
+      const files = lines.filter((line) => line.startsWith("/"));
+      assert.deepEqual(lines.filter((line) => line && !line.startsWith("/")), []);
+      assert.equal(status, 0);
+      return new Set(files);
+    },
+  };
+}
+
+/** The type tests, compiled by each compiler. */
 const CASES = join(ROOT, "tests", "types");
-const CASES_FOR: Readonly<Record<Compiler["module"], (name: string) => boolean>> = {
-  typescript5: () => true,
-  typescript48: (name) => name !== "tada_cases.ts",
-};
 /** deno.json's strictness, which the type tests are written for. */
 const CASES_OPTIONS = {
   strict: true,
@@ -188,17 +268,15 @@ after(() => {
 for (const compiler of COMPILERS) {
   describe(
     `the npm package's types compile for consumers on ${compiler.module}`,
-    { skip: built ? false : SKIPPED },
+    { skip: built ? compiler.missing ?? false : SKIPPED },
     () => {
-      let ts: typeof TS;
+      let compileProject: Compile;
+      let version = "";
       before(async () => {
-        const module = compiler.module === "typescript5"
-          ? await import("typescript5")
-          : await import("typescript48");
-        ts = module.default as unknown as typeof TS;
+        ({ version, compile: compileProject } = await compiler.load());
       });
       it(`runs TypeScript ${compiler.version.source}`, () => {
-        assert.match(ts.version, compiler.version);
+        assert.match(version, compiler.version);
       });
       // Twice: as CommonJS files (`require`, the .d.cts declarations) and as ESM (`import`, .d.ts).
       for (const entry of ["require", "import"] as const) {
@@ -206,10 +284,10 @@ for (const compiler of COMPILERS) {
           const project = join(dir, `${compiler.module}-cases-${entry}`);
           mkdirSync(project);
           const names = readdirSync(CASES).filter((name) => name.endsWith(".ts"));
-          const compiled = names.filter(CASES_FOR[compiler.module]);
+          const compiled = names.filter((name) => compiler.tada || name !== "tada_cases.ts");
           assert.deepEqual(
             names.filter((name) => !compiled.includes(name)),
-            compiler.module === "typescript5" ? [] : ["tada_cases.ts"],
+            compiler.tada ? [] : ["tada_cases.ts"],
           );
           for (const name of compiled) {
             const source = readFileSync(join(CASES, name), "utf8")
@@ -225,8 +303,7 @@ for (const compiler of COMPILERS) {
           const tsconfig = join(project, "tsconfig.json");
           writeFileSync(tsconfig, JSON.stringify({ compilerOptions: CASES_OPTIONS, include: ["*.ts"] }));
           symlinkSync(join(dir, "node_modules"), join(project, "node_modules"), "dir");
-          const program = compile(ts, tsconfig);
-          const loaded = new Set(program.getSourceFiles().map((file) => file.fileName));
+          const loaded = compileProject(tsconfig);
           for (const name of compiled) assert.ok(loaded.has(join(project, name)), `${name} is compiled`);
           const expected = declarations(entry, realpathSync(NPM));
           assert.ok(loaded.has(expected), `the cases load ${expected}`);
@@ -257,9 +334,7 @@ for (const compiler of COMPILERS) {
               "dir",
             );
 
-            const program = compile(ts, tsconfig);
-
-            const loaded = new Set(program.getSourceFiles().map((file) => file.fileName));
+            const loaded = compileProject(tsconfig);
             if (!peers) {
               const peerFiles = [...loaded].filter((file) =>
                 PEERS.some((peer) => file.includes(`/${peer}/`))
