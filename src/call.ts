@@ -177,7 +177,7 @@ async function sendOnce(
   // every attempt hands fetch a headers object of its own, which a wrapping fetch may change freely.
   let authorized: Record<string, string>;
   if (auth.type === "iam") {
-    authorized = await untilAborted(sign(state, auth, body, headers), signal);
+    authorized = await untilAborted(sign(state, auth, state.config.url, body, headers), signal);
   } else {
     let header = authHeader(auth, state);
     if (header instanceof Promise) header = await untilAborted(header, signal);
@@ -219,6 +219,7 @@ function dataOf(result: GraphQLResult): unknown {
 function sign(
   state: ClientState,
   auth: IamAuth,
+  url: string,
   body: string,
   headers: Readonly<Record<string, string>>,
   credentials: AwsCredentials | Promise<AwsCredentials> = readCredentials(auth),
@@ -227,13 +228,26 @@ function sign(
     return Promise.all([credentials, iam ?? import("./iam.ts").catch(chunkLoadFailed)]).then(
       ([ready, module]) => {
         iam = module;
-        return sign(state, auth, body, headers, ready);
+        return sign(state, auth, url, body, headers, ready);
       },
     );
   }
   const problem = iam.signingProblem();
   if (problem) throw new ServiceAuthError("credentials", problem);
-  return iam.signAttempt(state, checkRegion(auth.region), body, headers, credentials);
+  return iam.signAttempt(state, url, checkRegion(auth.region), body, headers, credentials);
+}
+
+/** `headers` plus the auth of `state`'s client for a POST of `body` to `url` (see `authorize` in `client.ts`). */
+export async function authorizeFor(
+  state: ClientState,
+  url: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): Promise<Record<string, string>> {
+  const { auth } = state.config;
+  if (auth.type === "iam") return sign(state, auth, url, body, headers);
+  const [name, value] = await authHeader(auth, state);
+  return { ...headers, [name]: value };
 }
 
 /** Throws the call's `ServiceAbortError` once its signal has fired. */

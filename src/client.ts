@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type ClientState, clientState, send } from "./call.ts";
+import { authorizeFor, type ClientState, clientState, send } from "./call.ts";
 import type { Document, PreparedDocument } from "./document.ts";
 import { chunkLoadFailed } from "./errors.ts";
 import { clientConfig, type RequestOptions, type ServiceClientOptions } from "./options.ts";
@@ -244,4 +244,39 @@ function sendFrom(
   } catch (err) {
     return Promise.reject(err);
   }
+}
+
+/**
+ * Internal, for the `./realtime` entry (not exported by `mod.ts`): the client's endpoint URL, as
+ * checked at construction.
+ */
+export function endpointOf(client: ServiceClient): string {
+  return stateOf(client).config.url;
+}
+
+/**
+ * Internal, for the `./realtime` entry (not exported by `mod.ts`): `headers` plus the client's auth
+ * for a POST of `body` to `url`, read now (getters and providers are called again). For iam, the
+ * SigV4 headers of that request (`authorization`, `x-amz-date`, `x-amz-security-token`), signed at the
+ * client's corrected clock; `host` is signed but not returned.
+ *
+ * @throws {ServiceAuthError} (as a rejection) When a getter or provider fails or returns an unusable value.
+ */
+export function authorize(
+  client: ServiceClient,
+  url: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): Promise<Record<string, string>> {
+  try {
+    return authorizeFor(stateOf(client), url, body, headers);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function stateOf(client: ServiceClient): ClientState {
+  const state = states.get(client);
+  if (!state) throw invalid("Invalid client: expected a ServiceClient");
+  return state;
 }

@@ -23,12 +23,13 @@ const signRecord: RecordSigner = /* @__PURE__ */ recordSigner(hmacKey, hmac, hma
 /** The headers to send for one attempt, SigV4's included, signed at the client's corrected time. */
 export function signAttempt(
   state: ClientState,
+  url: string,
   region: string,
   body: string,
   headers: Readonly<Record<string, string>>,
   credentials: AwsCredentials,
 ): Promise<Record<string, string>> {
-  return signRecord(state.config.url, headers, body, {
+  return signRecord(url, headers, body, {
     region,
     service: "appsync",
     credentials,
