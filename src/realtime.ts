@@ -1,0 +1,435 @@
+/**
+ * Real-time subscriptions for a {@link ServiceClient}: GraphQL subscriptions over the service's own
+ * WebSocket protocol (subprotocol `graphql-ws`, as the service's guide "Building a real-time
+ * WebSocket client" describes it; not the `graphql-transport-ws` protocol of the graphql-ws package).
+ *
+ * One socket per `RealtimeClient`, opened by the first subscription and closed a second after the
+ * last one ends; every subscription is multiplexed on it, each `start` with its own authorization,
+ * read from the client's auth at that moment (iam signs the connection and each `start`). A socket
+ * that closes or misses its keep-alives is opened again with jittered exponential backoff (capped at
+ * 5 s), with fresh auth, and every live subscription is started again. Errors the service calls final
+ * (codes 400, 401, 403, `UnauthorizedException`, `BadRequestException`) end the subscriptions instead.
+ *
+ * Out of scope: the separate Events APIs (`aws-appsync-event-ws`), and auth in plain HTTP headers.
+ *
+ * @example Subscribe, and stop at the first event
+ * ```ts ignore
+ * import { ServiceClient } from "@seed/service-client";
+ * import { RealtimeClient } from "@seed/service-client/realtime";
+ *
+ * const client = new ServiceClient({
+ *   url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+ *   auth: { type: "apiKey", apiKey: "da2-example" },
+ * });
+ * const realtime = new RealtimeClient(client, { onStateChange: (state) => console.log(state) });
+ * for await (const data of realtime.subscribe<{ onPost: { title: string } }>("subscription { onPost { title } }")) {
+ *   console.log(data.onPost.title);
+ *   break; // sends `stop`; the socket closes a second later
+ * }
+ * ```
+ *
+ * @module
+ */
+
+import { authorize, endpointOf, type ServiceClient } from "./client.ts";
+import { type Document, prepareDocument } from "./document.ts";
+import { type GraphQLFormattedError, ServiceAbortError, ServiceGraphQLError } from "./errors.ts";
+import { expectOptions, invalid, invalidValue, isObject } from "./validate.ts";
+
+/** What the connection is doing, as `onStateChange` reports it. */
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "closed";
+
+/**
+ * What the client uses of a WebSocket: the standard one (browsers, Deno, Bun, Node 22+) and `ws`'s
+ * (Node 18 and 20) both have it.
+ */
+export interface WebSocketLike {
+  /** `1` when open. */
+  readonly readyState: number;
+  /** Sends a text message. */
+  send(data: string): void;
+  /** Closes the socket. */
+  close(): void;
+}
+
+/** A WebSocket constructor: the global `WebSocket`, or `ws`'s. */
+export type WebSocketConstructor = new (url: string, protocols: string[]) => WebSocketLike;
+
+/** The options of a {@link RealtimeClient}. */
+export interface RealtimeOptions {
+  /** The WebSocket constructor; the global `WebSocket` by default. On Node 18 and 20, pass `ws`'s. */
+  readonly webSocket?: WebSocketConstructor | undefined;
+  /**
+   * Where the socket carries its credentials: `"protocol"` (the default, as the official clients do)
+   * in a second subprotocol, which keeps them out of URLs and so out of proxy logs; `"query"` in the
+   * URL's `header` parameter, for servers that read only that (the local simulator).
+   */
+  readonly authIn?: "protocol" | "query" | undefined;
+  /**
+   * The real-time URL (`wss://…`), when it cannot be derived from the client's: a standard endpoint's
+   * `appsync-api` host becomes `appsync-realtime-api`; any other URL gets `/realtime` appended.
+   */
+  readonly url?: string | undefined;
+  /** Called with each new state of the connection, for a UI. It must not throw. */
+  readonly onStateChange?: ((state: ConnectionState) => void) | undefined;
+}
+
+/** The options of one subscription. */
+export interface SubscribeOptions {
+  /** Ends the subscription (it sends `stop`); the iterator then throws a `ServiceAbortError`. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * The arguments after the document: the variables (required when the operation has required
+ * variables, optional otherwise) and the subscription's options.
+ */
+export type SubscribeArgs<TVariables> = [Record<never, never>] extends [TVariables]
+  ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: SubscribeOptions | undefined]
+  : [variables: [TVariables][TVariables extends unknown ? 0 : never], options?: SubscribeOptions | undefined];
+
+/** One subscription, as the connection knows it. */
+interface Subscription {
+  /** The `start` payload's `data`, once the document is ready. */
+  data?: string;
+  /** Whether the service acknowledged its `start` on the current socket. */
+  acked?: boolean;
+  /** Hands over an event's payload. */
+  receive(payload: Record<string, unknown> | undefined): void;
+  /** Ends it, with an error to throw; `quiet` when the service ended it already (no `stop`). */
+  end(error?: unknown, quiet?: boolean): void;
+}
+
+/** One socket, from its auth to its close. */
+interface Socket {
+  ws?: WebSocketLike;
+  acked?: boolean;
+  /** How long it may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
+  timeoutMs: number;
+}
+
+type Handlers = {
+  [K in "onopen" | "onmessage" | "onclose" | "onerror"]: (event: { data?: unknown }) => void;
+};
+
+/** How long the connection may wait for its `connection_ack`, as the official clients do. */
+const ACK_TIMEOUT_MS = 15_000;
+/** The error codes and types after which reconnecting cannot help. */
+const FINAL = /^(40[013]|BadRequestException|UnauthorizedException)$/;
+/** The headers an iam `/connect` and `start` are signed with; sent for every mode. */
+const SIGNED_HEADERS = {
+  accept: "application/json, text/javascript",
+  "content-encoding": "amz-1.0",
+  "content-type": "application/json; charset=UTF-8",
+};
+
+/**
+ * Subscriptions over one WebSocket, with the url and auth of a {@link ServiceClient}.
+ *
+ * @example Subscribe with variables, until a signal fires
+ * ```ts ignore
+ * import { ServiceClient } from "@seed/service-client";
+ * import { RealtimeClient } from "@seed/service-client/realtime";
+ *
+ * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "k" } });
+ * const realtime = new RealtimeClient(client);
+ * const signal = AbortSignal.timeout(60_000);
+ * try {
+ *   for await (const { onPost } of realtime.subscribe<{ onPost: { id: string } }, { author: string }>(
+ *     "subscription On($author: String!) { onPost(author: $author) { id } }",
+ *     { author: "me" },
+ *     { signal },
+ *   )) console.log(onPost.id);
+ * } finally {
+ *   realtime.close();
+ * }
+ * ```
+ */
+export class RealtimeClient {
+  /**
+   * Checks the options. Nothing is sent: the first subscription opens the socket.
+   *
+   * @param client The client whose url and auth (any of the five modes) the socket uses.
+   * @param options The WebSocket constructor, where credentials go, the URL, a state observer.
+   * @throws {TypeError | RangeError} For an invalid client or option, an unknown option key, or a
+   * runtime without `WebSocket` and no `webSocket` option (code `INVALID_ARGUMENT`).
+   */
+  constructor(client: ServiceClient, options?: RealtimeOptions) {
+    links.set(this, connection(client, options ?? {}));
+  }
+
+  /**
+   * Starts a subscription. Its events come out of the iterator: each `data` event's `data`. A
+   * `break`, `return()` or the signal ends it (`stop` is sent, once the service has acknowledged the
+   * `start` if it has not yet).
+   *
+   * @param document A GraphQL string (give the types as `<Data, Variables>`) or a typed document.
+   * @param args The variables, then the options.
+   * @returns The events' data, in order.
+   * @throws {ServiceGraphQLError} From the iterator: an event with errors, a refused `start` (such as
+   * `MaxSubscriptionsReachedError`), or a final connection error.
+   * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription.
+   * @throws {ServiceAuthError} From the iterator, when a token getter or credentials provider fails.
+   * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option.
+   */
+  subscribe<TData = unknown, TVariables extends object = object>(
+    document: Document<TData, TVariables>,
+    ...args: SubscribeArgs<TVariables>
+  ): AsyncIterableIterator<TData> {
+    return linkOf(this).subscribe(document, args) as AsyncIterableIterator<TData>;
+  }
+
+  /** The connection's state. */
+  get state(): ConnectionState {
+    return linkOf(this).state();
+  }
+
+  /** Ends every subscription (their iterators finish) and closes the socket. */
+  close(): void {
+    linkOf(this).close();
+  }
+}
+
+type Connection = ReturnType<typeof connection>;
+const links = new WeakMap<RealtimeClient, Connection>();
+
+function linkOf(realtime: RealtimeClient): Connection {
+  const link = links.get(realtime);
+  if (!link) throw invalid("RealtimeClient method called without its client: bind it");
+  return link;
+}
+
+/** The socket and subscriptions of one `RealtimeClient`. */
+function connection(client: ServiceClient, options: RealtimeOptions) {
+  expectOptions(options, "options", ["webSocket", "authIn", "url", "onStateChange"]);
+  const graphql = endpointOf(client);
+  const { authIn = "protocol", onStateChange } = options;
+  const webSocket = (options.webSocket ?? globalThis.WebSocket) as WebSocketConstructor;
+  const url = options.url ?? (
+    /^https:\/\/\w+\.appsync-api\.[\w-]+\.amazonaws\.com(\.cn)?\/graphql$/i.test(graphql)
+      ? graphql.replace("appsync-api", "appsync-realtime-api")
+      : graphql + "/realtime"
+  ).replace(/^http/i, "ws");
+  if (typeof webSocket != "function") {
+    throw invalidValue("webSocket", "a WebSocket constructor (this runtime has no global one)", webSocket);
+  }
+  if (authIn != "protocol" && authIn != "query") {
+    throw invalidValue("authIn", '"protocol" or "query"', authIn);
+  }
+  if (typeof url != "string" || !/^wss?:\/\/[^/?#]/i.test(url)) {
+    throw invalidValue("url", "a ws: or wss: URL", url);
+  }
+  if (onStateChange != null && typeof onStateChange != "function") {
+    throw invalidValue("onStateChange", "a function", onStateChange);
+  }
+  const host = new URL(graphql).host;
+  const subscriptions = new Map<string, Subscription>();
+  let socket: Socket | undefined;
+  let state: ConnectionState = "closed";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let attempt = 0;
+  let ids = 0;
+
+  const setState = (next: ConnectionState) => {
+    if (state != next) onStateChange?.(state = next);
+  };
+  /** The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL. */
+  const headers = async (path: string, body: string) => ({
+    ...await authorize(client, graphql + path, body, SIGNED_HEADERS),
+    host,
+  });
+  const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
+  /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(lost, socket!.timeoutMs);
+  };
+  const drop = () => {
+    clearTimeout(timer);
+    socket?.ws?.close();
+    socket = undefined;
+  };
+  /** The socket closed or went silent: open another while subscriptions live. */
+  const lost = () => {
+    drop();
+    if (!subscriptions.size) return setState("closed");
+    setState("reconnecting");
+    for (const subscription of subscriptions.values()) subscription.acked = false;
+    timer = setTimeout(open, Math.min(5_000, 250 * 2 ** attempt++) * (0.5 + Math.random() / 2));
+  };
+  /** A connection error: final ones end every subscription, others reconnect. */
+  const failed = (payload: Record<string, unknown> | undefined) => {
+    const errors = errorsOf(payload);
+    if (!errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!))) {
+      return lost();
+    }
+    end(new ServiceGraphQLError(errors));
+  };
+  const end = (error?: unknown) => {
+    for (const subscription of subscriptions.values()) subscription.end(error, true);
+    clearTimeout(idle);
+    drop();
+    setState("closed");
+  };
+  const start = async (id: string, subscription: Subscription) => {
+    const current = socket;
+    try {
+      const authorization = await headers("", subscription.data!);
+      if (socket == current && subscriptions.get(id) == subscription) {
+        send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
+      }
+    } catch (error) {
+      subscription.end(error, true);
+    }
+  };
+  const receive = (current: Socket, text: unknown) => {
+    let message;
+    try {
+      message = JSON.parse(text as string);
+    } catch {
+      return;
+    }
+    const { id, type, payload } = message;
+    const subscription = subscriptions.get(id);
+    watch();
+    if (type == "connection_ack") {
+      current.acked = true;
+      current.timeoutMs = payload?.connectionTimeoutMs ?? payload?.connectionTimeout ?? 300_000;
+      attempt = 0;
+      watch();
+      setState("connected");
+      for (const [id, subscription] of subscriptions) if (subscription.data) start(id, subscription);
+    } else if (type == "start_ack") {
+      // A start_ack for a subscription ended before it came: stop it now.
+      if (subscription) subscription.acked = true;
+      else send({ id, type: "stop" });
+    } else if (type == "data") subscription?.receive(payload);
+    else if (type == "complete") subscription?.end(undefined, true);
+    else if (type == "error" && id) subscription?.end(new ServiceGraphQLError(errorsOf(payload)), true);
+    else if (type == "error" || type == "connection_error") failed(payload);
+  };
+  const open = async () => {
+    if (!subscriptions.size) return setState("closed");
+    const current: Socket = socket = { timeoutMs: ACK_TIMEOUT_MS };
+    if (state == "closed") setState("connecting");
+    let header;
+    try {
+      header = btoa(JSON.stringify(await headers("/connect", "{}")));
+    } catch (error) {
+      return socket == current && end(error);
+    }
+    if (socket != current) return;
+    try {
+      const ws = current.ws = authIn == "query"
+        ? new webSocket(`${url}?header=${encodeURIComponent(header)}&payload=e30=`, ["graphql-ws"])
+        : new webSocket(url, [
+          "graphql-ws",
+          "header-" + header.replace(/[+/=]/g, (c) => c == "+" ? "-" : c == "/" ? "_" : ""),
+        ]);
+      Object.assign(
+        ws,
+        {
+          onopen: () => socket == current && send({ type: "connection_init" }),
+          onmessage: (event) => socket == current && receive(current, event.data),
+          onclose: () => socket == current && lost(),
+          onerror: () => {},
+        } satisfies Handlers,
+      );
+      watch();
+    } catch {
+      lost();
+    }
+  };
+
+  return {
+    state: () => state,
+    close: () => end(),
+    subscribe(document: unknown, [variables, options]: readonly unknown[]): AsyncIterableIterator<unknown> {
+      const id = String(++ids);
+      const queue: unknown[] = [];
+      const waiting: (() => void)[] = [];
+      let ended = false;
+      let failure: unknown;
+      const signal = (options as SubscribeOptions | undefined)?.signal;
+      const onAbort = () =>
+        subscription.end(
+          new ServiceAbortError(
+            (signal!.reason as { name?: unknown } | undefined)?.name == "TimeoutError" ? "timeout" : "abort",
+            signal!.reason,
+          ),
+        );
+      const subscription: Subscription = {
+        receive(payload) {
+          const errors = payload?.errors as GraphQLFormattedError[] | undefined;
+          if (errors?.length) return subscription.end(new ServiceGraphQLError(errors, payload!.data));
+          queue.push(payload?.data);
+          waiting.splice(0).forEach((wake) => wake());
+        },
+        end(error, quiet) {
+          if (ended) return;
+          [ended, failure] = [true, error];
+          signal?.removeEventListener("abort", onAbort);
+          if (subscriptions.get(id) == subscription) {
+            subscriptions.delete(id);
+            if (!quiet && subscription.acked) send({ id, type: "stop" });
+            if (!subscriptions.size) {
+              clearTimeout(idle);
+              idle = setTimeout(() => subscriptions.size || end(), socket ? 1_000 : 0);
+            }
+          }
+          waiting.splice(0).forEach((wake) => wake());
+        },
+      };
+      const iterator: AsyncIterableIterator<unknown> = {
+        async next() {
+          while (!queue.length && !ended) await new Promise<void>((wake) => waiting.push(wake));
+          if (queue.length) return { value: queue.shift(), done: false };
+          const error = failure;
+          failure = undefined;
+          if (error) throw error;
+          return { value: undefined, done: true };
+        },
+        async return() {
+          queue.length = 0;
+          subscription.end();
+          return { value: undefined, done: true };
+        },
+        [Symbol.asyncIterator]: () => iterator,
+      };
+      try {
+        expectOptions(options ?? {}, "subscribe options", ["signal"]);
+        if (signal != null && typeof signal.addEventListener != "function") {
+          throw invalidValue("signal", "an AbortSignal", signal);
+        }
+        if (variables != null && !isObject(variables)) {
+          throw invalidValue("variables", "an object", variables, false, true);
+        }
+        subscriptions.set(id, subscription);
+        clearTimeout(idle);
+        signal?.addEventListener("abort", onAbort);
+        if (signal?.aborted) onAbort();
+        Promise.resolve(prepareDocument(document)).then(({ query, operationName }) => {
+          try {
+            subscription.data = JSON.stringify({ query, variables, operationName });
+          } catch {
+            throw invalid("Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)");
+          }
+          if (ended) return;
+          if (!socket) open();
+          else if (socket.acked) start(id, subscription);
+        }).catch((error) => subscription.end(error, true));
+      } catch (error) {
+        subscription.end(error, true);
+      }
+      return iterator;
+    },
+  };
+}
+
+/** The errors of an error message's payload: a list, or one object (as `MaxSubscriptionsReachedError` has it). */
+function errorsOf(
+  payload: Record<string, unknown> | undefined,
+): (GraphQLFormattedError & { errorCode?: unknown })[] {
+  return [payload?.errors ?? { message: "The real-time connection failed" }].flat() as never;
+}
