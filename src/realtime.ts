@@ -390,10 +390,10 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
           if (error) throw error;
           return { value: undefined, done: true };
         },
-        async return() {
+        return() {
           queue.length = 0;
           subscription.end();
-          return { value: undefined, done: true };
+          return Promise.resolve({ value: undefined, done: true });
         },
         [Symbol.asyncIterator]: () => iterator,
       };

@@ -1,0 +1,380 @@
+/**
+ * `RealtimeClient` against a local server that follows the service's real-time guide
+ * (`_realtime_server.ts`): auth in the subprotocol and in the query, the five auth modes, one socket
+ * for several subscriptions, `stop` and the unsubscribe race, refused starts and the 100-subscription
+ * limit, connection errors final or not, missed keep-alives and lost sockets (reconnect with fresh
+ * auth, subscriptions started again), and secrets kept out of URLs and errors.
+ *
+ * Runs under Deno, Bun and Node 22+ with their global `WebSocket`, and under Node 18 and 20 with the
+ * `ws` package.
+ *
+ * @module
+ */
+
+import { afterEach, beforeEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ServiceClient, ServiceGraphQLError } from "../mod.ts";
+import { type ConnectionState, RealtimeClient, type WebSocketConstructor } from "../src/realtime.ts";
+import type { AuthOptions } from "../src/auth.ts";
+import { type RealtimeServer, startRealtimeServer } from "./_realtime_server.ts";
+
+/** The runtime's WebSocket, or `ws`'s where there is none (Node 18 and 20). */
+async function webSocketClass(): Promise<WebSocketConstructor> {
+  if (globalThis.WebSocket) return globalThis.WebSocket;
+  const name = "ws";
+  return (await import(name)).WebSocket;
+}
+
+const API_KEY = "da2-secret-api-key-value";
+
+describe("RealtimeClient", () => {
+  let server: RealtimeServer;
+  let WebSocket: WebSocketConstructor;
+  const opened: RealtimeClient[] = [];
+
+  beforeEach(async () => {
+    server = await startRealtimeServer();
+    WebSocket = await webSocketClass();
+  });
+  afterEach(async () => {
+    for (const realtime of opened.splice(0)) realtime.close();
+    await server.close();
+  });
+
+  /** A client of the server with `auth`, and its realtime client. */
+  function realtimeOf(
+    auth: AuthOptions = { type: "apiKey", apiKey: API_KEY },
+    options: Record<string, unknown> = {},
+  ): RealtimeClient {
+    const client = new ServiceClient({ url: server.url, auth });
+    const realtime = new RealtimeClient(client, { webSocket: WebSocket, ...options });
+    opened.push(realtime);
+    return realtime;
+  }
+
+  const startsOn = (index: number) =>
+    server.connections[index]?.received.filter((message) => message.type === "start") ?? [];
+
+  it("subscribes with the API key in the subprotocol, receives data, and break sends stop", async () => {
+    const realtime = realtimeOf();
+    const events = realtime.subscribe<{ onPost: { id: string } }>("subscription { onPost { id } }");
+    const first = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const connection = server.connections[0]!;
+    assert.equal(connection.path, "/graphql/realtime");
+    assert.deepEqual(connection.protocols[0], "graphql-ws");
+    assert.match(connection.protocols[1]!, /^header-[A-Za-z0-9_-]+$/);
+    assert.deepEqual(connection.header, {
+      ...connection.header,
+      host: new URL(server.url).host,
+      "x-api-key": API_KEY,
+    });
+    assert.equal(connection.received[0]!.type, "connection_init");
+    const start = startsOn(0)[0]!;
+    assert.deepEqual(JSON.parse(start.payload.data), { query: "subscription { onPost { id } }" });
+    assert.equal(start.payload.extensions.authorization["x-api-key"], API_KEY);
+    assert.equal(start.payload.extensions.authorization.host, new URL(server.url).host);
+
+    server.publish({ data: { onPost: { id: "1" } } });
+    assert.deepEqual(await first, { value: { onPost: { id: "1" } }, done: false });
+    server.publish({ data: { onPost: { id: "2" } } });
+    for await (const data of events) {
+      assert.deepEqual(data, { onPost: { id: "2" } });
+      break;
+    }
+    await server.until(() => connection.received.some((m) => m.type === "stop"), "the stop");
+    const stop = connection.received.find((m) => m.type === "stop")!;
+    assert.equal(stop.id, start.id);
+    assert.equal(connection.live.size, 0);
+    assert.deepEqual(await events.next(), { value: undefined, done: true });
+  });
+
+  it("closes the idle socket about a second after the last subscription ends", async () => {
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    const pending = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    assert.equal(realtime.state, "connected");
+    await events.return!();
+    assert.deepEqual(await pending, { value: undefined, done: true });
+    const ended = Date.now();
+    await server.until(() => server.connections[0]!.closed, "the close");
+    assert.ok(Date.now() - ended >= 900, "closed before the idle delay");
+    assert.deepEqual(states, ["connecting", "connected", "closed"]);
+  });
+
+  it("puts the credentials in the query with authIn: query, and only there", async () => {
+    const realtime = realtimeOf(undefined, { authIn: "query" });
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const connection = server.connections[0]!;
+    assert.deepEqual(connection.protocols, ["graphql-ws"]);
+    assert.match(connection.path, /^\/graphql\/realtime\?header=[^&]+&payload=e30=$/);
+    assert.equal(connection.header!["x-api-key"], API_KEY);
+  });
+
+  it("never puts credentials in the URL by default, in any mode", async () => {
+    const modes: AuthOptions[] = [
+      { type: "apiKey", apiKey: API_KEY },
+      { type: "userpool", jwtToken: "jwt-user-pool-token" },
+      { type: "oidc", jwtToken: () => "jwt-oidc-token" },
+      { type: "lambda", authorizationToken: () => Promise.resolve("lambda-token") },
+      {
+        type: "iam",
+        region: "us-east-1",
+        credentials: {
+          accessKeyId: "AKIDEXAMPLE",
+          secretAccessKey: "secret-access-key",
+          sessionToken: "session",
+        },
+      },
+    ];
+    for (const [index, auth] of modes.entries()) {
+      const events = realtimeOf(auth).subscribe("subscription { onPost { id } }");
+      events.next();
+      await server.until(() => server.connections[index]?.live.size === 1, `the start of ${auth.type}`);
+      const connection = server.connections[index]!;
+      assert.equal(connection.path, "/graphql/realtime", auth.type);
+      const start = startsOn(index)[0]!;
+      const { authorization } = start.payload.extensions;
+      if (auth.type === "userpool" || auth.type === "oidc" || auth.type === "lambda") {
+        const token = auth.type === "lambda"
+          ? "lambda-token"
+          : `jwt-${auth.type === "oidc" ? "oidc" : "user-pool"}-token`;
+        assert.equal(connection.header!.authorization, token);
+        assert.equal(authorization.authorization, token);
+      }
+      if (auth.type === "iam") {
+        for (const header of [connection.header!, authorization]) {
+          assert.match(
+            header.authorization,
+            /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/appsync\/aws4_request, SignedHeaders=accept;content-encoding;content-type;host;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$/,
+          );
+          assert.equal(header["x-amz-security-token"], "session");
+          assert.equal(header.host, new URL(server.url).host);
+        }
+        // The connection is signed for POST /graphql/connect with body {}, each start for its own data.
+        assert.notEqual(connection.header!.authorization, authorization.authorization);
+      }
+      await events.return!();
+    }
+  });
+
+  it("multiplexes two subscriptions on one socket, each with its own start and id", async () => {
+    const realtime = realtimeOf();
+    const a = realtime.subscribe<{ n: number }, { x: number }>("subscription A($x: Int) { a(x: $x) }", {
+      x: 1,
+    });
+    const b = realtime.subscribe("subscription B { b }");
+    const [nextA, nextB] = [a.next(), b.next()];
+    await server.until(() => server.connections[0]?.live.size === 2, "two starts");
+    assert.equal(server.connections.length, 1);
+    const [startA, startB] = startsOn(0);
+    assert.notEqual(startA!.id, startB!.id);
+    assert.deepEqual(JSON.parse(startA!.payload.data).variables, { x: 1 });
+    server.publish({ data: { n: 7 } });
+    assert.deepEqual((await nextA).value, { n: 7 });
+    assert.deepEqual((await nextB).value, { n: 7 });
+    await a.return!();
+    await server.until(() => server.connections[0]!.live.size === 1, "a's stop");
+    assert.ok(server.connections[0]!.live.has(startB!.id));
+  });
+
+  it("sends stop when the start_ack of an ended subscription arrives, never losing it", async () => {
+    server.behaviour.holdStartAcks = true;
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    const pending = events.next();
+    await server.until(() => startsOn(0).length === 1, "the start");
+    await events.return!();
+    assert.deepEqual(await pending, { value: undefined, done: true });
+    assert.equal(server.connections[0]!.received.some((m) => m.type === "stop"), false);
+    server.ackHeld();
+    await server.until(() => server.connections[0]!.received.some((m) => m.type === "stop"), "the late stop");
+    assert.equal(server.connections[0]!.live.size, 0);
+  });
+
+  it("throws a GraphQL error for a refused start, and the other subscriptions go on", async () => {
+    server.behaviour.refuseStart = (start) =>
+      JSON.parse(start.payload.data).query.includes("secret")
+        ? { errors: [{ errorType: "UnauthorizedException", message: "Not authorized" }] }
+        : undefined;
+    const realtime = realtimeOf();
+    const refused = realtime.subscribe("subscription { secret }");
+    const fine = realtime.subscribe("subscription { onPost { id } }");
+    const next = fine.next();
+    await assert.rejects(refused.next(), (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError);
+      assert.equal(error.errors[0]!.errorType, "UnauthorizedException");
+      return true;
+    });
+    await server.until(() => server.connections[0]?.live.size === 1, "the other start");
+    server.publish({ data: { ok: true } });
+    assert.deepEqual((await next).value, { ok: true });
+    assert.equal(server.connections.length, 1);
+  });
+
+  it("gives the 101st subscription on a socket a typed error, and only that one", async () => {
+    const realtime = realtimeOf();
+    const all = Array.from({ length: 101 }, () => realtime.subscribe("subscription { onPost { id } }"));
+    const results = all.map((events) => events.next().then((value) => ({ value }), (error) => ({ error })));
+    await server.until(() => startsOn(0).length === 101, "101 starts");
+    server.publish({ data: { n: 1 } });
+    const settled = await Promise.all(results);
+    const failed = settled.filter((result) => "error" in result);
+    assert.equal(failed.length, 1);
+    const { error } = failed[0] as { error: ServiceGraphQLError };
+    assert.ok(error instanceof ServiceGraphQLError);
+    assert.equal(error.errors[0]!.errorType, "MaxSubscriptionsReachedError");
+    assert.equal(settled.filter((result) => "value" in result).length, 100);
+  });
+
+  it("throws an event's GraphQL errors with its data, and stops the subscription", async () => {
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id secret } }");
+    const next = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    server.publish({
+      data: { onPost: { id: "1", secret: null } },
+      errors: [{ message: "Denied", path: ["secret"] }],
+    });
+    await assert.rejects(next, (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError);
+      assert.deepEqual(error.data, { onPost: { id: "1", secret: null } });
+      return true;
+    });
+    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
+    assert.deepEqual(await events.next(), { value: undefined, done: true });
+  });
+
+  it("ends a subscription with its signal (a ServiceAbortError), sending stop", async () => {
+    const controller = new AbortController();
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }", undefined, {
+      signal: controller.signal,
+    });
+    const next = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    controller.abort(new Error("left the page"));
+    await assert.rejects(next, { code: "ABORTED", reason: "abort" });
+    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
+  });
+
+  it("ends every subscription with a final connection_error, without reconnecting or leaking the key", async () => {
+    server.behaviour.refuseConnect = () => ({
+      errors: [{ errorType: "UnauthorizedException", errorCode: 401, message: "You are not authorized" }],
+    });
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(undefined, {
+      authIn: "query",
+      onStateChange: (state: ConnectionState) => states.push(state),
+    });
+    const [a, b] = [realtime.subscribe("subscription { a }"), realtime.subscribe("subscription { b }")];
+    for (const events of [a, b]) {
+      await assert.rejects(events.next(), (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError);
+        assert.equal(error.errors[0]!.errorType, "UnauthorizedException");
+        const shown = [error.message, error.stack, JSON.stringify(error), String(error.cause)].join(" ");
+        assert.equal(shown.includes(API_KEY), false);
+        assert.equal(shown.includes(btoa(API_KEY).slice(0, 12)), false);
+        return true;
+      });
+    }
+    assert.equal(realtime.state, "closed");
+    assert.deepEqual(states, ["connecting", "closed"]);
+    assert.equal(server.connections.length, 1);
+  });
+
+  it("reconnects after a connection_error that is not final, and starts the subscription", async () => {
+    let refusals = 1;
+    server.behaviour.refuseConnect = () =>
+      refusals-- > 0
+        ? { errors: [{ errorType: "LimitExceededError", errorCode: 429, message: "Slow down" }] }
+        : undefined;
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    const next = events.next();
+    await server.until(() => server.connections[1]?.live.size === 1, "the start on a second socket");
+    server.publish({ data: { n: 1 } });
+    assert.deepEqual((await next).value, { n: 1 });
+  });
+
+  it("reconnects with fresh auth when keep-alives stop, and starts every subscription again", async () => {
+    server.behaviour.ackPayload = { connectionTimeout: 200 }; // the simulator's spelling
+    let token = 0;
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(
+      { type: "lambda", authorizationToken: () => `token-${++token}` },
+      { onStateChange: (state: ConnectionState) => states.push(state) },
+    );
+    const [a, b] = [realtime.subscribe("subscription { a }"), realtime.subscribe("subscription { b }")];
+    const [nextA, nextB] = [a.next(), b.next()];
+    await server.until(() => server.connections[1]?.live.size === 2, "two starts on a second socket");
+    assert.ok(server.connections[0]!.closed, "the silent socket was not closed");
+    assert.equal(server.connections[0]!.header!.authorization, "token-1");
+    const second = server.connections[1]!;
+    const secondTokens = [
+      second.header!.authorization,
+      ...startsOn(1).map((s) => s.payload.extensions.authorization.authorization),
+    ];
+    assert.equal(new Set([...secondTokens, server.connections[0]!.header!.authorization]).size, 4);
+    server.publish({ data: { n: 2 } });
+    assert.deepEqual([(await nextA).value, (await nextB).value], [{ n: 2 }, { n: 2 }]);
+    assert.deepEqual(states.slice(0, 4), ["connecting", "connected", "reconnecting", "connected"]);
+  });
+
+  it("keeps a socket whose keep-alives arrive in time", async () => {
+    server.behaviour.ackPayload = { connectionTimeoutMs: 150 };
+    server.behaviour.keepAliveMs = 30;
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const connection = server.connections[0]!;
+    // Ten keep-alives: twice the timeout.
+    await server.until(() => connection.kaSent >= 10, "ten keep-alives");
+    assert.equal(server.connections.length, 1);
+    assert.equal(connection.closed, false);
+  });
+
+  it("resumes after the socket is lost, and close() ends every iterator and the socket", async () => {
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    server.dropAll();
+    await server.until(() => server.connections[1]?.live.size === 1, "the start again");
+    const pending = events.next();
+    realtime.close();
+    assert.deepEqual(await pending, { value: undefined, done: true });
+    assert.equal(realtime.state, "closed");
+    await server.until(() => server.connections[1]!.closed, "the close");
+  });
+
+  it("refuses unknown options and bad arguments with INVALID_ARGUMENT", async () => {
+    const client = new ServiceClient({ url: server.url, auth: { type: "apiKey", apiKey: API_KEY } });
+    assert.throws(
+      () => new RealtimeClient(client, { webSocket: WebSocket, authin: "query" } as never),
+      { code: "INVALID_ARGUMENT", message: /`authin`/ },
+    );
+    assert.throws(() => new RealtimeClient(client, { webSocket: WebSocket, authIn: "url" as never }), {
+      code: "INVALID_ARGUMENT",
+    });
+    assert.throws(() => new RealtimeClient(client, { webSocket: WebSocket, url: "https://x/graphql" }), {
+      code: "INVALID_ARGUMENT",
+    });
+    assert.throws(() => new RealtimeClient({} as never), { code: "INVALID_ARGUMENT" });
+    const realtime = realtimeOf();
+    await assert.rejects(realtime.subscribe("subscription { a }", undefined, { sginal: 1 } as never).next(), {
+      code: "INVALID_ARGUMENT",
+      message: /`sginal`/,
+    });
+    await assert.rejects(realtime.subscribe("subscription { a }", [1] as never).next(), {
+      code: "INVALID_ARGUMENT",
+    });
+    await assert.rejects(realtime.subscribe("  ").next(), { code: "INVALID_ARGUMENT" });
+    assert.equal(server.connections.length, 0);
+  });
+});
