@@ -2,9 +2,10 @@
  * The whole runtime matrix on the built package, one run after another: Node 18.17.1, 20, 22, 24 and 26,
  * the check of Node 18's exit preload (node18_exit_check.ts), Bun, Chromium (with and without
  * `AbortSignal.any`), WebKit 2.38 (Safari 16.0's) and Firefox ESR, workerd, edge-runtime, the
- * oldest Deno and Bun on npm (oldest.ts), Deno 2 on the npm build (deno_npm.ts), and the package built
- * by Vite 8, Vite 7 and webpack 5 (bundlers.ts). Deno 2 runs the whole suite on the source with
- * `deno task test`, not here.
+ * oldest Deno and Bun on npm (oldest.ts), Deno 2 on the npm build (deno_npm.ts), the package built
+ * by Vite 8, Vite 7 and webpack 5 (bundlers.ts), and the real-time entry's own checks (realtime.ts: a
+ * subscriber exits by itself under each runtime; a Chromium page subscribes). Deno 2 runs the whole
+ * suite on the source with `deno task test`, not here.
  *
  * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, checks the Node and
  * Bun counts the README states (readme_counts.ts), then prints one line per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
@@ -24,6 +25,7 @@ import { NODES, runNode } from "./node.ts";
 import { runNode18ExitCheck } from "./node18_exit_check.ts";
 import { runOldest } from "./oldest.ts";
 import { readmeCountsResult } from "./readme_counts.ts";
+import { runRealtimeBrowser, runRealtimeExit } from "./realtime.ts";
 import { runWebkitFirefox } from "./webkit_firefox.ts";
 import { runWorker } from "./worker.ts";
 
@@ -43,6 +45,8 @@ export async function runAll(verbose = false): Promise<RunResult[]> {
     ["deno 1 and bun 1.0", runOldest],
     ["deno on the npm build", runDenoNpm],
     ["vite and webpack", runBundlers],
+    ["realtime: subscribers exit by themselves", runRealtimeExit],
+    ["realtime: chromium", runRealtimeBrowser],
   ];
   const results: RunResult[] = [];
   for (const [name, run] of runs) {
