@@ -4,21 +4,15 @@
  * production build; minified ESM, code splitting on) into two applications of
  * `scripts/size/`, and each output file is gzipped on its own (zlib's default level), as it travels.
  *
- * - (a) `everything.ts`, a user of everything: every chunk counts. Budget 3,072 B (aim: 2,500 B).
+ * - (a) `everything.ts`, a user of everything: every chunk counts. Budget 5,120 B.
  * - (b) `api_key.ts`, a user of API key auth only: the entry and the chunks it imports statically,
  *   that is what loads before the first request; a chunk reached only through `import()` does not
- *   count. Budget 2,048 B.
+ *   count. Budget 3,072 B ("about 3 KB"), aiming for 2,560 B.
  *
- * The budgets are issue 4's targets, and they are NOT met today: the core alone (validation with
- * messages that name the field, unknown-key detection, leak-proof errors, retries with Retry-After,
- * clock skew, one listener per shared signal) is about 2.88 times budget (b), and its logic without
- * any string literal is still over it. The script prints how far over each one is, and fails above
- * a regression ceiling a little over the last measured size, so that CI catches growth while the
- * budgets are decided. Lower the ceilings as the bundles shrink; never raise them silently.
- *
- * - (r) `realtime.ts`, a subscriber: the `./realtime` entry's own output files, those its application
- *   loads (statically or through `import()`) and the API-key application does not, bundled together
- *   as one application's two pages. Budget 2,560 B, enforced.
+ * The budgets are not met yet: (b) measures about twice its budget. The script prints how far over
+ * each one is, and fails above a regression ceiling a little over the last measured size, so that
+ * CI catches growth. Lower the ceilings as the bundles shrink; never raise them without the reason
+ * here.
  *
  * Usage: `deno task size` (`--no-build` to use npm/ as built, `--print` to show the bundles, `--floor`
  * to print each total with every string literal emptied too: the logic alone, see `string_floor.ts`).
@@ -38,37 +32,16 @@ interface Budget {
   readonly entry: string;
   readonly budget: number;
   /**
-   * The regression ceiling CI enforces until the budget is met: the last measurement plus ~2%. Raised
-   * once, on 2026-11-21, from 7,800 and 5,400 B: the review fixes (clock skew in browsers, auth read
-   * on every attempt, secrets as numbers, …) took (a) from 7,664 to 7,846 B and (b) from 5,340 to 5,506.
-   * Lowered the next session to 7,910 and 5,240 B, after the iam-only code moved into the iam chunk and
-   * the inspect hook out of browser bundles ((a) 7,759 B, (b) 5,131 B), and framing headers refused
-   * (+44 B: 7,802 and 5,175 B). Raised a second time, to 8,080 and 5,420 B, for the fixes of two
-   * reviews (session 6): a non-2xx status kept when its body cannot be read, malformed `errors` and
-   * `data` refused, property getters never called by the constructor and typed when they throw, the
-   * region checked per attempt, a bounded clock-skew Date, stricter signal and document checks, URL
-   * redaction without `//` — (a) 7,800 → 8,000 B, (b) 5,175 → 5,362 B. Raised a third time, to
-   * 8,700 and 5,850 B, for the fixes of session 11's reviews: the call's timeout and signal cover the
-   * lazy loads (printer, introspection) and a failed load is a retried network error, an async or
-   * non-boolean `shouldRetry` answer, variables that JSON would not send as an object refused,
-   * caller headers with control characters refused, `AbortSignal.timeout()` read as a timeout, a
-   * typed error where there is no `crypto.subtle` — (a) 8,077 → 8,540 B, (b) 5,378 → 5,739 B; then
-   * a request's own `retry`: (a) 8,570 B, (b) 5,772 B. Lowered the same day to 8,640 and 5,820 B:
-   * a fourth round of reviews added 94 B and 85 B, and five trims that change no behaviour took 113 B
-   * and 100 B off ((a) 8,551 B, (b) 5,757 B). Raised a fourth time, to 8,700 and 5,880 B (session
-   * 13): an iam region or access key ID that would break the credential scope (a `/`, a space, a
-   * comma) is refused at construction and per attempt, and a provider's answer is checked for
-   * misspelt keys (STS's `SessionToken`, which TypeScript lets through in a function's result) —
-   * (a) 8,551 → 8,618 B, (b) 5,757 → 5,828 B; a `Headers` polyfill without a tag read as the
-   * iterable it is (whatwg-fetch's; its own `map` field was sent as a header): 8,627 and 5,837 B;
-   * a `Retry-After` date read against the response's `Date`, the call's deadline on
-   * `performance.now()`, an abort during a synchronous `shouldRetry` kept: 8,651 and 5,856 B; the
-   * re-read gave the key ID check the region's regular expression: 8,645 and 5,852 B. Raised a
-   * fifth time, to 8,760 and 5,940 B (session 14), for a review from the server's side: an HTTP
-   * error's message without the reason phrase, and its reason phrase and headers behind getters (a
-   * server or proxy may echo the request there), a clock-skew `Date` taken only when plausible
-   * (2024 to 9998: a late-9999 `Date` had left the client signing five-digit years), an `extensions`
-   * that is not an object refused and a `null` one dropped: 8,699 and 5,888 B.
+   * The regression ceiling CI enforces until the budget is met: the last measurement plus ~1%.
+   * History (gzipped bytes, (a) / (b)): 7,664 / 5,340 on 2026-11-21; 8,699 / 5,888 after the review
+   * (validation that names the field, leak-proof errors, clock skew, auth
+   * read per attempt, Retry-After from the response's Date, …). Then, with the budgets set to 5,120 /
+   * 3,072: 9,485 / 6,154, a raise: a bounded body read (`maxResponseBytes`, counted as the body
+   * arrives), a redirect followed by a custom fetch refused, the first server error in a GraphQL
+   * error's message, the errors' `errorType`, `path` and `locations` checked, older clients' option
+   * names answered with the new ones, unknown keys answered with the known ones (about +430 B on
+   * (b)), less the backoff waits moved to a chunk loaded on the first retry (-170 B); (a) also counts
+   * that chunk and a faster iam signer.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -79,15 +52,15 @@ const BUDGETS: readonly Budget[] = [
   {
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
-    budget: 3_072,
-    ceiling: 8_760,
+    budget: 5_120,
+    ceiling: 9_580,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
-    budget: 2_048,
-    ceiling: 5_940,
+    budget: 3_072,
+    ceiling: 6_220,
     counts: "before-first-request",
   },
 ];
@@ -225,7 +198,7 @@ if (import.meta.main) {
     }
     const realtimeOver = await measureRealtime(Deno.args.includes("--print")) > REALTIME_BUDGET;
     await stopBundler();
-    console.log(`size budgets (issue 4): ${BUDGETS.length - overBudget} met, ${overBudget} not met`);
+    console.log(`size budgets: ${BUDGETS.length - overBudget} met, ${overBudget} not met`);
     console.log(`size: ${BUDGETS.length - overCeiling} passed, ${overCeiling} failed (regression ceilings)`);
     console.log(`size (realtime): ${realtimeOver ? "0 passed, 1 failed" : "1 passed, 0 failed"}`);
     Deno.exit(overCeiling || realtimeOver ? 1 : 0);

@@ -20,6 +20,8 @@ import {
   invalidDescribed,
   invalidValue,
   isObject,
+  MIGRATION,
+  OLD_NAMES,
 } from "./validate.ts";
 
 /**
@@ -202,43 +204,47 @@ const FIELDS = {
 
 /**
  * Checks an auth configuration at construction, for JavaScript callers too. Messages describe
- * values by type only: a secret never appears. A key, token or credentials read through a property
- * getter is not read here: the getter runs per attempt only, where its value is checked.
+ * values by type only: a secret never appears (an unknown `type` is quoted only when it is a short
+ * word, as a mode's name is, and not a key set in the wrong field). A key, token or credentials read
+ * through a property getter is not read here: the getter runs per attempt only, where its value is
+ * checked.
  *
+ * @returns `auth`, checked.
  * @throws {TypeError} For a non-object, an unknown `type`, a missing, empty or mistyped field, a
  * key, token or credentials a header cannot carry (a line break, say), or a field of another mode.
  */
-export function checkAuth(auth: unknown): asserts auth is AuthOptions {
-  const type = isObject(auth) && auth.type;
-  if (typeof type !== "string" || !Object.hasOwn(FIELDS, type)) {
-    if (!isObject(auth)) throw invalidValue("auth", "an object", auth);
+export function checkAuth(auth: unknown): AuthOptions {
+  if (!isObject(auth)) throw invalidValue("auth", "an object", auth);
+  const { type } = auth;
+  if (!Object.hasOwn(FIELDS, type as string)) {
+    // An older client's name (`API_KEY`, or `mode: "API_KEY_MODE"`) gets the new one.
+    const old = OLD_NAMES[(type ?? auth.mode) as string];
     throw invalidDescribed(
       "auth.type",
       `one of ${Object.keys(FIELDS).join(", ")}`,
-      typeof type === "string" ? JSON.stringify(type.slice(0, 40)) : describe(type),
+      (typeof type == "string" && /^\w{1,30}$/.test(type) ? `"${type}"` : describe(type)) +
+        (old ? `; write \`type: "${old}"\`` + MIGRATION : ""),
     );
   }
   const field = FIELDS[type as keyof typeof FIELDS][0];
-  expectOptions(auth, "auth", type === "iam" ? ["type", "region", field] : ["type", field]);
-  if (type === "iam") checkRegion(auth.region);
-  if (isAccessor(auth, field)) return;
+  expectOptions(auth, "auth", type == "iam" ? ["type", "region", field] : ["type", field]);
+  if (type == "iam") checkRegion(auth.region);
+  // A getter function (or a property getter) is called, and its answer checked, at every attempt.
+  if (isAccessor(auth, field)) return auth as unknown as AuthOptions;
   const value = auth[field];
-  // A getter function is called, and its answer checked, at every attempt.
-  if (typeof value === "function") return;
-  let problem: string | undefined;
-  if (type === "iam") {
-    // Other fields are accepted (and not used): the credentials objects of the AWS SDKs and their
-    // providers carry more (expiration, identityId, …) and pass as they are. Only a key that looks
-    // like a misspelt one (`SessionToken`, as STS names it) is refused.
-    expectOptions(value, "auth.credentials", CREDENTIAL_KEYS, true);
-    problem = credentialsProblem(value);
-  } else {
-    if (typeof value !== "string" || !value) {
-      throw invalidValue(`auth.${field}`, "a non-empty string or a function", value, false, true);
-    }
-    problem = headerProblem(value);
-  }
+  const problem = typeof value == "function"
+    ? undefined
+    : type == "iam"
+    ? (expectOptions(value, "auth.credentials", CREDENTIAL_KEYS, true), credentialsProblem(value))
+    : typeof value == "string" && value.trim()
+    ? headerProblem(value)
+    : fail("auth." + field, value);
   if (problem) throw invalid(`Invalid auth.${field}: ${problem}`);
+  return auth as unknown as AuthOptions;
+}
+
+function fail(field: string, value: unknown): never {
+  throw invalidValue(field, "a non-empty string or a function", value, false, true);
 }
 
 /**
@@ -251,117 +257,85 @@ export function checkAuth(auth: unknown): asserts auth is AuthOptions {
  * letters, digits, `_` and `-`.
  */
 export function checkRegion(region: unknown): string {
-  if (typeof region !== "string" || !/^[\w-]+$/.test(region)) {
+  if (typeof region != "string" || !/^[\w-]+$/.test(region)) {
     throw invalidValue("auth.region", "a region such as us-east-1", region);
   }
   return region;
 }
 
 /** Whether `object[key]` is read through a getter, its own or an inherited one (a class's `get`). */
-function isAccessor(object: object, key: string): boolean {
-  for (let from: object | null = object; from; from = Object.getPrototypeOf(from)) {
-    const descriptor = Object.getOwnPropertyDescriptor(from, key);
-    if (descriptor) return !!descriptor.get;
-  }
-  return false;
+function isAccessor(object: object | null, key: string): boolean | undefined {
+  const descriptor = object && Object.getOwnPropertyDescriptor(object, key);
+  return descriptor ? !!descriptor.get : object ? isAccessor(Object.getPrototypeOf(object), key) : false;
 }
 
 /**
- * Reads `auth[name]` now and hands its value to `use`: a value at once, a getter function's answer
- * once it settles. A property getter or a function that throws (or rejects) is an auth error.
+ * Reads the secret of `auth` for one attempt: the header name and value a header mode adds, or the
+ * credentials of iam. A value given as it is comes back at once, not in a Promise: the common case
+ * costs the request no await.
+ *
+ * @throws {ServiceAuthError} When a getter throws (or rejects) or returns an unusable value (a
+ * rejection for a function).
  */
-function readAuth<T>(auth: object, name: string, use: (value: unknown) => T): T | Promise<T> {
+export function readAuth(
+  auth: AuthOptions,
+): [string, string] | AwsCredentials | Promise<[string, string] | AwsCredentials> {
+  const [field, header] = FIELDS[auth.type];
   const threw = (cause: unknown): never => {
-    throw new ServiceAuthError(name, "getter threw", cause);
+    throw new ServiceAuthError(field, "getter threw", cause);
   };
-  let source: unknown;
+  const use = (value: unknown): [string, string] | AwsCredentials => {
+    const problem = header
+      ? typeof value == "string" && value.trim()
+        ? headerProblem(value)
+        : `${describe(value, true)}, expected a non-empty string`
+      : credentialsProblem(value);
+    if (problem) throw new ServiceAuthError(field, header ? "returned " + problem : problem);
+    if (!header) {
+      try {
+        expectOptions(value, field, CREDENTIAL_KEYS, true);
+      } catch (cause) {
+        throw new ServiceAuthError(field, "returned a misspelt key", cause);
+      }
+    }
+    return header ? [header, value as string] : value as AwsCredentials;
+  };
+  let value: unknown;
   try {
-    source = (auth as Record<string, unknown>)[name];
+    value = (auth as unknown as Record<string, unknown>)[field];
   } catch (cause) {
     threw(cause);
   }
-  const getter = source as () => unknown;
-  return typeof getter === "function"
+  return typeof value == "function"
     ? (async () => {
       // Called now, in an async function: a getter that throws at once rejects, as one that rejects.
       try {
-        return await getter();
+        return await value();
       } catch (cause) {
         return threw(cause);
       }
     })().then(use)
-    : use(source);
-}
-
-/**
- * The header name and value this mode adds, read now (getters are called). A value given as it is
- * comes back at once, not in a Promise: the common case costs the request no await.
- *
- * @param auth The client's auth options.
- * @param checked Where the client keeps the last value found sendable: strings are immutable, so a
- * key read again and again (a value, or a getter returning the same token) is checked once.
- * @throws {ServiceAuthError} When a getter throws or returns an unusable value (a rejection for a
- * getter).
- */
-export function authHeader(
-  auth: Exclude<AuthOptions, IamAuth>,
-  checked: { sendable?: string },
-): [string, string] | Promise<[string, string]> {
-  const [name, header] = FIELDS[auth.type];
-  return readAuth(auth, name, (value) => headerOf(name, header, value, checked));
-}
-
-function headerOf(
-  field: string,
-  header: string,
-  value: unknown,
-  checked: { sendable?: string },
-): [string, string] {
-  if (typeof value !== "string" || value !== checked.sendable) {
-    const problem = typeof value === "string" && value
-      ? headerProblem(value)
-      : `${describe(value, true)}, expected a non-empty string`;
-    if (problem) throw new ServiceAuthError(field, `returned ${problem}`);
-    checked.sendable = value as string;
-  }
-  return [header, value as string];
-}
-
-/**
- * The credentials for this attempt, read now (a provider is called).
- *
- * @throws {ServiceAuthError} When a provider throws or returns unusable credentials.
- */
-export function readCredentials(auth: IamAuth): AwsCredentials | Promise<AwsCredentials> {
-  return readAuth(auth, "credentials", checkedCredentials);
-}
-
-function checkedCredentials(credentials: unknown): AwsCredentials {
-  const problem = credentialsProblem(credentials);
-  if (problem) throw new ServiceAuthError("credentials", problem);
-  try {
-    // As at construction: a provider that returns STS's `SessionToken` would sign without it, and
-    // TypeScript lets it through (it checks no excess property in a function's result).
-    expectOptions(credentials, "credentials", CREDENTIAL_KEYS, true);
-  } catch (cause) {
-    throw new ServiceAuthError("credentials", "returned a misspelt key", cause);
-  }
-  return credentials as unknown as AwsCredentials;
+    : use(value);
 }
 
 /** The keys of credentials the signer reads. */
 const CREDENTIAL_KEYS = ["accessKeyId", "secretAccessKey", "sessionToken"];
 
-/** What is wrong with credentials, or `undefined`. Never quotes a key. */
+/**
+ * What is wrong with credentials, or `undefined`. Never quotes a key. (Other fields are accepted, and
+ * not used: the credentials of the AWS SDKs and their providers carry more, such as expiration. Only
+ * a key that looks like a misspelt one, `SessionToken` as STS names it, which TypeScript lets through
+ * in a provider's result, is refused, by the callers.)
+ */
 function credentialsProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `expected an object, got ${describe(value, true)}`;
   const { accessKeyId, secretAccessKey, sessionToken } = value;
-  for (const [name, field] of [["accessKeyId", accessKeyId], ["secretAccessKey", secretAccessKey]]) {
-    if (typeof field !== "string" || !field) {
-      return `${name} must be a non-empty string, current value is ${describe(field, true)}`;
+  for (const [name, key] of [["accessKeyId", accessKeyId], ["secretAccessKey", secretAccessKey]]) {
+    if (typeof key != "string" || !key.trim()) {
+      return `${name} must be a non-empty string, current value is ${describe(key, true)}`;
     }
   }
-  if (sessionToken !== undefined && typeof sessionToken !== "string") {
+  if (sessionToken !== undefined && typeof sessionToken != "string") {
     return `sessionToken must be a string when given, current value is ${describe(sessionToken, true)}`;
   }
   // The key ID goes into the Authorization header's Credential parameter, as the region does.

@@ -4,10 +4,15 @@
  * SigV4 signed last, the clock-skew re-sign, and the response read into a result. `client.ts` holds
  * the public class; this module holds the work of a call.
  *
+ * One race per call: the call's promise settles with its attempts, or rejects as soon as its signal
+ * aborts (timeout, caller's signal), whatever the attempts are waiting on (a getter, fetch, the body,
+ * `shouldRetry`, a lazy load). The attempts check the signal before each `fetch`, so a call that has
+ * ended never sends.
+ *
  * @module
  */
 
-import { authHeader, checkRegion, type IamAuth, readCredentials } from "./auth.ts";
+import { checkRegion, readAuth } from "./auth.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type PreparedDocument, prepareDocument } from "./document.ts";
 import {
@@ -18,44 +23,48 @@ import {
   ServiceNetworkError,
   ServiceResponseError,
 } from "./errors.ts";
-import { type ClientConfig, type FetchResponse, requestConfig } from "./options.ts";
-import { type GraphQLResult, resultOf } from "./response.ts";
-import { retryDelay, type RetryPolicy, shouldRetry } from "./retry.ts";
-import { type CallSignal, callSignal, follow, sleep } from "./signal.ts";
+import { type ClientConfig, requestConfig } from "./options.ts";
+import { type GraphQLResult, readText, resultOf } from "./response.ts";
+import { shouldRetry } from "./retry.ts";
+import { callSignal, follow, sleep } from "./signal.ts";
 import { invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
 let iam: typeof import("./iam.ts") | undefined;
-const CONTENT_TYPE = "application/json; charset=UTF-8";
+/** The waits between attempts, once a call has had an attempt to retry. */
+let backoff: typeof import("./backoff.ts") | undefined;
+
+/** The most bytes of a response body read when no `maxResponseBytes` is given: 16 MiB. */
+const MAX_RESPONSE_BYTES = 16_777_216;
 
 /** A client's checked options, its base headers, and the server's clock offset it learnt (iam only). */
 export interface ClientState {
   readonly config: ClientConfig;
-  /** `content-type` and the client's headers, merged once: every attempt sends a copy of its own. */
+  /** `content-type` and the client's headers, merged once. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The last key or token found sendable (see `authHeader`). */
-  sendable?: string;
-  /** `headers` with the auth header's name (its value empty), made at the first attempt: what attempts copy. */
-  withAuthSlot?: Readonly<Record<string, string>>;
+  /** The endpoint's origin and a slash: a response from anywhere else followed a redirect. */
+  readonly origin: string;
   /** Server clock minus ours, learnt from a signature rejected for time. */
   clockOffsetMs: number;
 }
 
-/** The base headers of a client. */
+/** The state of a new client. */
 export function clientState(config: ClientConfig): ClientState {
-  return { config, headers: { "content-type": CONTENT_TYPE, ...config.headers }, clockOffsetMs: 0 };
+  return {
+    config,
+    headers: { "content-type": "application/json; charset=UTF-8", ...config.headers },
+    origin: new URL(config.url).origin + "/",
+    clockOffsetMs: 0,
+  };
 }
 
 /**
- * One call: checks and prepares it, then attempts it. Synchronous up to the first attempt (bad input
- * throws here; the public methods turn that into a rejection), and a call that nothing can abort,
- * retry or re-sign is its one attempt: one async function from the start to the result. With
- * `unwrap`, resolves the result's `data`, and rejects a result with errors (`ServiceGraphQLError`).
- * `load` gives the document to send; by default `document`, checked and, for a node, printed by a
- * module loaded the first time (so the call's timeout and signal cover that load, and a failed load
- * is retried as a network failure).
+ * One call: checks it, then makes its attempts. With `unwrap`, resolves the result's `data`, and
+ * rejects a result with errors (`ServiceGraphQLError`). `load` gives the document to send; by default
+ * `document`, checked and, for a node, printed by a module loaded the first time (inside the call, so
+ * that its timeout and signal cover the load, and a failed load is retried as a network failure).
  */
-export function send(
+export async function send(
   state: ClientState,
   document: unknown,
   variables: unknown,
@@ -65,179 +74,142 @@ export function send(
 ): Promise<unknown> {
   const { config } = state;
   const request = requestConfig(options);
-  let prepared: PreparedDocument | Promise<PreparedDocument> | undefined = load();
-  const bodyOf = (ready: PreparedDocument) =>
-    serialize(ready.query, variables, request.operationName ?? ready.operationName);
+  checkVariables(variables);
   const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
   const policy = request.retry ?? config.retry;
+  const max = request.maxResponseBytes ?? config.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   // The earlier of the two timeouts; Infinity when neither is set.
-  const timeoutMs = Math.min(config.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
-  if (
-    !config.signal && !request.signal && timeoutMs === Infinity && policy.attempts === 1 &&
-    config.auth.type !== "iam"
-  ) {
-    return prepared instanceof Promise
-      ? prepared.then((ready) => sendOnce(state, bodyOf(ready), headers, undefined, unwrap))
-      : sendOnce(state, bodyOf(prepared), headers, undefined, unwrap);
-  }
-  // A call aborted before its first attempt never reads the load: its failure must not go unhandled.
-  if (prepared instanceof Promise) prepared.catch(() => {});
-  const body = prepared instanceof Promise
-    ? () => {
-      // The first attempt takes the load begun above; an attempt after a failed load loads again.
-      const ready = prepared ?? load();
-      prepared = undefined;
-      return Promise.resolve(ready).then(bodyOf);
-    }
-    : bodyOf(prepared);
-  return attempts(
-    state,
-    policy,
-    body,
-    headers,
-    callSignal([config.signal, request.signal], timeoutMs),
-    unwrap,
+  const call = callSignal(
+    [config.signal, request.signal],
+    Math.min(config.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity),
   );
-}
+  const { signal } = call;
+  const throwIfAborted = () => {
+    if (signal?.aborted) throw signal.reason;
+  };
+  let body: string | undefined;
 
-/**
- * The attempts of one call under `policy` (the request's, or the client's), the waits between them,
- * and the clock-skew re-sign (iam). `body` is the body to send, or what makes it once the document
- * is ready.
- */
-async function attempts(
-  state: ClientState,
-  policy: RetryPolicy,
-  body: string | (() => Promise<string>),
-  headers: Readonly<Record<string, string>>,
-  call: CallSignal,
-  unwrap: boolean,
-): Promise<unknown> {
-  const { config } = state;
-  try {
-    let resentForClock = false;
-    for (let attempt = 1;; attempt++) {
-      let result: GraphQLResult;
-      // A signal of the attempt's own (see `follow`), so that fetch's listeners do not pile up; it
-      // follows the call until the attempt is settled (and, for a failed one, its backoff wait over).
-      const [attemptSignal, stopFollowing] = follow(call.signal);
+  const attempts = async (): Promise<GraphQLResult> => {
+    for (let attempt = 1, resent = false;; attempt++) {
+      // A signal of the attempt's own (see `follow`), so that fetch's listeners do not pile up.
+      const [attemptSignal, stopFollowing] = follow(signal);
       try {
-        throwIfAborted(call);
-        if (typeof body !== "string") body = await untilAborted(body(), attemptSignal);
-        result = await sendOnce(state, body, headers, attemptSignal, false) as GraphQLResult;
+        throwIfAborted();
+        body ??= serialize(await load(), variables, request.operationName);
+        return await sendOnce(state, body, headers, attemptSignal, max, throwIfAborted);
       } catch (err) {
-        throwIfAborted(call);
+        throwIfAborted();
         if (
           !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
             err instanceof ServiceResponseError)
         ) {
           throw err;
         }
+        // A signature refused for time never ran: it is signed again at the server's time, once.
         if (
-          !resentForClock && config.auth.type === "iam" && err instanceof ServiceHttpError &&
+          !resent && config.auth.type == "iam" && err instanceof ServiceHttpError &&
           iam?.learnClockSkew(state, err)
         ) {
-          resentForClock = true;
+          resent = true;
           attempt--;
           continue;
         }
-        let retry = shouldRetry(policy, err, attempt);
-        // A caller's shouldRetry may answer later: the call's timeout and signal still apply.
-        if (retry instanceof Promise) retry = await untilAborted(retry, call.signal);
-        // An abort while a synchronous shouldRetry decided ends the call as one during an async one.
-        throwIfAborted(call);
-        const delay = retry ? retryDelay(policy, err, attempt) : undefined;
+        const retry = await shouldRetry(policy, err, attempt);
+        // An abort while shouldRetry decided ends the call as an abort.
+        throwIfAborted();
+        if (!retry) throw err;
+        backoff ??= await import("./backoff.ts").catch(() => {
+          throw err;
+        });
+        const delay = backoff.retryDelay(policy, err, attempt);
+        // No wait that would end past the call's deadline: the error now is more useful than a timeout later.
         if (delay === undefined || performance.now() + delay >= call.deadline) throw err;
-        // An abort rejects the wait with the call's ServiceAbortError (the reason its signal carries).
-        await sleep(delay, call.signal);
-        continue;
+        await sleep(delay, signal);
       } finally {
         stopFollowing();
       }
-      return unwrap ? dataOf(result) : result;
     }
+  };
+
+  try {
+    const result = await (signal
+      ? new Promise<GraphQLResult>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        if (signal.aborted) onAbort();
+        signal.addEventListener("abort", onAbort);
+        attempts().then(resolve, reject);
+      })
+      : attempts());
+    if (unwrap && result.errors) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
+    return unwrap ? result.data : result;
   } finally {
     call.done();
   }
 }
 
 /**
- * One attempt: read auth now (a value at once, a getter awaited), sign last, send, read the
- * response, and with `unwrap` its `data`.
+ * One attempt: read auth now (a value at once, a getter awaited), sign last, send, read the body
+ * (at most `max` bytes) and classify the response.
  */
 async function sendOnce(
   state: ClientState,
   body: string,
   headers: Readonly<Record<string, string>>,
   signal: AbortSignal | undefined,
-  unwrap: boolean,
-): Promise<unknown> {
-  const { auth, url, fetch } = state.config;
-  // Auth is read again for every attempt (a key or token changed in the auth object counts too), and
-  // every attempt hands fetch a headers object of its own, which a wrapping fetch may change freely.
-  let authorized: Record<string, string>;
-  if (auth.type === "iam") {
-    authorized = await untilAborted(sign(state, auth, state.config.url, body, headers), signal);
-  } else {
-    let header = authHeader(auth, state);
-    if (header instanceof Promise) header = await untilAborted(header, signal);
-    // Cloned from a copy that already holds the auth header's name: V8 clones that fast, where adding
-    // the name to a fresh copy costs about half a microsecond (a tenth of the client's overhead on Node).
-    const template = headers === state.headers && (state.withAuthSlot ??= { ...headers, [header[0]]: "" });
-    authorized = template && header[0] in template ? { ...template } : { ...headers };
-    authorized[header[0]] = header[1];
-  }
-  let response: FetchResponse | undefined;
-  let text: string | undefined;
+  max: number,
+  throwIfAborted: () => void,
+): Promise<GraphQLResult> {
+  const { url, fetch } = state.config;
+  // Every attempt hands fetch a headers object of its own, which a wrapping fetch may change freely.
+  const sent = await authorizeFor(state, url, body, headers);
+  throwIfAborted();
+  let response;
   try {
-    // Raced against the signal, as the getters are: a fetch wrapper that drops `init.signal`, or its
-    // body that never ends, cannot keep the call past its timeout or its caller's abort.
-    response = await untilAborted(
-      fetch(url, { method: "POST", headers: authorized, body, signal: signal ?? null, redirect: "manual" }),
-      signal,
-    );
-    text = await untilAborted(response.text(), signal);
+    response = await fetch(url, {
+      method: "POST",
+      headers: sent,
+      body,
+      signal: signal ?? null,
+      redirect: "manual",
+    });
   } catch (cause) {
-    // A non-2xx status stands even when its body cannot be read (a 401 stays a 401, not retried).
-    if (!response || response.ok) throw new ServiceNetworkError(cause);
+    throw new ServiceNetworkError(cause);
   }
-  const result = resultOf(response!, text);
-  return unwrap ? dataOf(result) : result;
-}
-
-/** The `data` of a result; a result with errors throws them as a `ServiceGraphQLError`. */
-function dataOf(result: GraphQLResult): unknown {
-  if (result.errors?.length) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
-  return result.data;
+  const { ok, status } = response;
+  // A fetch that followed a redirect has sent the request, credentials included, elsewhere: what
+  // came back is not the endpoint's answer, and sending again would send the credentials again.
+  if (response.redirected || response.url && !(response.url + "/").startsWith(state.origin)) {
+    response.body?.cancel().catch(() => {});
+    throw new ServiceResponseError(
+      status,
+      "the response comes from a redirect, which the client never follows",
+      undefined,
+    );
+  }
+  let text: string | undefined, cause: unknown;
+  try {
+    text = await readText(response, max);
+  } catch (err) {
+    cause = err;
+  }
+  // Once the status has arrived, the server may have run the operation: a 2xx body that cannot be
+  // read is not a network failure (retried by default) but a response error. A non-2xx status
+  // stands without its body.
+  if (ok && text === undefined) {
+    throw new ServiceResponseError(
+      status,
+      cause ? "the body could not be read" : "the body is larger than maxResponseBytes",
+      undefined,
+      cause,
+    );
+  }
+  return resultOf(response, text);
 }
 
 /**
- * The headers to send in iam mode, SigV4's included. The credentials are read now (a provider is
- * called), while the iam module loads the first time; then the signer's own Promise is returned,
- * with no async layer of ours, when the credentials are a value.
+ * `headers` plus the auth of `state`'s client for a POST of `body` to `url`: the header of a header
+ * mode, or the SigV4 headers of iam. Auth is read now: getters and providers are called again.
  */
-function sign(
-  state: ClientState,
-  auth: IamAuth,
-  url: string,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  credentials: AwsCredentials | Promise<AwsCredentials> = readCredentials(auth),
-): Promise<Record<string, string>> {
-  if (credentials instanceof Promise || !iam) {
-    return Promise.all([credentials, iam ?? import("./iam.ts").catch(chunkLoadFailed)]).then(
-      ([ready, module]) => {
-        iam = module;
-        return sign(state, auth, url, body, headers, ready);
-      },
-    );
-  }
-  const problem = iam.signingProblem();
-  if (problem) throw new ServiceAuthError("credentials", problem);
-  return iam.signAttempt(state, url, checkRegion(auth.region), body, headers, credentials);
-}
-
-/** `headers` plus the auth of `state`'s client for a POST of `body` to `url` (see `authorize` in `client.ts`). */
 export async function authorizeFor(
   state: ClientState,
   url: string,
@@ -245,50 +217,45 @@ export async function authorizeFor(
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string>> {
   const { auth } = state.config;
-  if (auth.type === "iam") return sign(state, auth, url, body, headers);
-  const [name, value] = await authHeader(auth, state);
-  return { ...headers, [name]: value };
+  const secret = await readAuth(auth);
+  if (auth.type != "iam") {
+    const [name, value] = secret as [string, string];
+    return { ...headers, [name]: value };
+  }
+  iam ??= await import("./iam.ts").catch(chunkLoadFailed);
+  const problem = iam.signingProblem();
+  if (problem) throw new ServiceAuthError("credentials", problem);
+  return iam.signAttempt(state, url, checkRegion(auth.region), body, headers, secret as AwsCredentials);
 }
 
-/** Throws the call's `ServiceAbortError` once its signal has fired. */
-function throwIfAborted(call: CallSignal): void {
-  if (call.signal?.aborted) throw call.signal.reason;
-}
-
-/**
- * Settles with `promise`, or rejects as soon as `signal` aborts (at once if it already has: a getter
- * may abort the call's signal before returning its promise); the listener is removed either way.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  return signal
-    ? new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      if (signal.aborted) onAbort();
-      signal.addEventListener("abort", onAbort);
-      // Promise.resolve: a fetch option that returns a Response itself, not a Promise, works here too.
-      Promise.resolve(promise).then(resolve, reject).finally(() =>
-        signal.removeEventListener("abort", onAbort)
-      );
-    })
-    : promise;
-}
-
-function serialize(query: string, variables: unknown, operationName: string | undefined): string {
+/** Refuses variables that JSON would not send as the object they are. */
+function checkVariables(variables: unknown): void {
   if (variables != null) {
     // Variables may hold anything sensitive: even a number is described by its type only.
     if (!isObject(variables)) throw invalidValue("variables", "an object", variables, false, true);
     // A Map, a Date, a boxed string or an object with a toJSON would not be sent as the object it is.
     const kind = kindOf(variables);
-    if (kind !== "Object" || typeof variables.toJSON === "function") {
+    if (kind != "Object" || typeof variables.toJSON == "function") {
       throw invalidDescribed(
         "variables",
         "a plain object",
-        kind === "Object" ? "an object with a toJSON method" : "a " + kind,
+        kind == "Object" ? "an object with a toJSON method" : "a " + kind,
       );
     }
   }
+}
+
+function serialize(
+  document: PreparedDocument,
+  variables: unknown,
+  operationName: string | undefined,
+): string {
   try {
-    return JSON.stringify({ query, variables: variables ?? undefined, operationName });
+    return JSON.stringify({
+      query: document.query,
+      variables: variables ?? undefined,
+      operationName: operationName ?? document.operationName,
+    });
   } catch (cause) {
     throw invalid(
       "Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)",

@@ -30,22 +30,32 @@ import { isObject } from "./validate.ts";
  * console.log(isTimeoutLike({ code: "ABORTED" })); // true
  * ```
  */
-export const ErrorCode = {
-  /** The response held a non-empty `errors` array ({@link ServiceGraphQLError}). */
-  GraphQL: "GRAPHQL_ERROR",
-  /** The HTTP status was not 2xx ({@link ServiceHttpError}). */
-  Http: "HTTP_ERROR",
-  /** The caller's signal or `timeoutMs` ended the call ({@link ServiceAbortError}). */
-  Aborted: "ABORTED",
-  /** No response was received, or a 2xx body could not be read ({@link ServiceNetworkError}). */
-  Network: "NETWORK_ERROR",
-  /** A 2xx response was not a GraphQL response ({@link ServiceResponseError}). */
-  BadResponse: "BAD_RESPONSE",
-  /** An auth getter or credentials provider failed or gave an unusable value ({@link ServiceAuthError}). */
-  Auth: "AUTH_ERROR",
-  /** A value passed to the client or to a request is invalid (a `TypeError` or `RangeError`). */
-  InvalidArgument: "INVALID_ARGUMENT",
-} as const;
+export const ErrorCode: {
+  readonly GraphQL: "GRAPHQL_ERROR";
+  readonly Http: "HTTP_ERROR";
+  readonly Aborted: "ABORTED";
+  readonly Network: "NETWORK_ERROR";
+  readonly BadResponse: "BAD_RESPONSE";
+  readonly Auth: "AUTH_ERROR";
+  readonly InvalidArgument: "INVALID_ARGUMENT";
+} = Object.freeze(
+  {
+    /** The response held a non-empty `errors` array ({@link ServiceGraphQLError}). */
+    GraphQL: "GRAPHQL_ERROR",
+    /** The HTTP status was not 2xx ({@link ServiceHttpError}). */
+    Http: "HTTP_ERROR",
+    /** The caller's signal or `timeoutMs` ended the call ({@link ServiceAbortError}). */
+    Aborted: "ABORTED",
+    /** No response was received ({@link ServiceNetworkError}). */
+    Network: "NETWORK_ERROR",
+    /** A 2xx response was not a GraphQL response, or its body could not be read ({@link ServiceResponseError}). */
+    BadResponse: "BAD_RESPONSE",
+    /** An auth getter or credentials provider failed or gave an unusable value ({@link ServiceAuthError}). */
+    Auth: "AUTH_ERROR",
+    /** A value passed to the client or to a request is invalid (a `TypeError` or `RangeError`). */
+    InvalidArgument: "INVALID_ARGUMENT",
+  } as const,
+);
 
 /**
  * One of the values of {@link ErrorCode}.
@@ -81,13 +91,13 @@ export interface GraphQLFormattedError {
   /** What went wrong, for a human. */
   readonly message: string;
   /** The service's error type, for instance `Unauthorized`. */
-  readonly errorType?: string;
+  readonly errorType?: string | null;
   /** Additional information the resolver attached. */
   readonly errorInfo?: unknown;
   /** The path of the field that failed. */
-  readonly path?: ReadonlyArray<string | number>;
+  readonly path?: ReadonlyArray<string | number> | null;
   /** Where in the document the error applies. */
-  readonly locations?: ReadonlyArray<{ readonly line: number; readonly column: number }>;
+  readonly locations?: ReadonlyArray<{ readonly line: number; readonly column: number }> | null;
   /** The data the resolver attached to the error, when it did. */
   readonly data?: unknown;
   /** Extensions, for servers that use them. */
@@ -125,23 +135,26 @@ export class ServiceError extends Error {
    * @param options The underlying cause, if any.
    */
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message);
     this.code = code;
+    // Behind a getter, as the server's data: a runtime's fetch error can quote the URL, query included.
+    if (options) hideData(this, options);
   }
 }
 
 /**
  * The response carried a non-empty `errors` array, and `request` (or `query`/`mutate`) was used.
  * Partial `data`, if any, is kept on the error; `requestRaw` returns it without throwing. The
- * message counts the errors but does not quote them (a server's message can echo variables): read
- * `errors` for the details.
+ * message names the first error, as the server wrote it (its `errorType`, then its `message` cut at
+ * 200 characters), and how many more there are: the server's own text may appear in a log, while
+ * the request's variables, headers and credentials never do. Read `errors` for every detail.
  *
  * @example Read the GraphQL errors
  * ```ts
  * import { ServiceGraphQLError } from "@seed/service-client";
  *
  * const err = new ServiceGraphQLError([{ message: "Not authorized", errorType: "Unauthorized" }], { a: 1 });
- * console.log(err.code, err.errors[0]?.errorType); // "GRAPHQL_ERROR" "Unauthorized"
+ * console.log(err.code, err.message); // "GRAPHQL_ERROR" "Unauthorized: Not authorized"
  * ```
  */
 export class ServiceGraphQLError extends ServiceError {
@@ -163,9 +176,12 @@ export class ServiceGraphQLError extends ServiceError {
    * @param extensions The response's extensions.
    */
   constructor(errors: readonly GraphQLFormattedError[], data?: unknown, extensions?: unknown) {
+    // The first error says what went wrong (its own text, cut short), as every peer's message does.
+    const [first, ...more] = errors;
     super(
       "GRAPHQL_ERROR",
-      `GraphQL request failed with ${errors.length} error${errors.length === 1 ? "" : "s"}`,
+      (first?.errorType ? first.errorType + ": " : "") + first?.message.slice(0, 200) +
+        (more.length ? ` (and ${more.length} more)` : ""),
     );
     hideData(this, { errors, data, extensions });
   }
@@ -272,9 +288,9 @@ export class ServiceAbortError extends ServiceError {
 }
 
 /**
- * No response was received: the connection failed, was reset, or a 2xx body could not be read (a
- * non-2xx status is a {@link ServiceHttpError} even then, without its `body`).
- * The runtime's error is the `cause`. Retried by default when a `retry` policy is set.
+ * No response was received: the connection failed or was reset before a status arrived. The
+ * runtime's error is the `cause` (behind a getter, as it may quote the URL). Retried by default when
+ * a `retry` policy is set: the server did not run the request.
  *
  * @example Wrap a fetch failure
  * ```ts
@@ -308,10 +324,14 @@ export function chunkLoadFailed(cause: unknown): never {
 }
 
 /**
- * A 2xx response that is not a GraphQL response: not JSON, not an object, an `errors` that is not
- * a list of objects each with a string `message`, a `data` that is not an object, or neither `data`
- * nor a non-empty `errors` (such as `{"errorMessage": "…"}` or `{"errors": []}`). The parsed body is
- * on `body`.
+ * A 2xx response that is not a GraphQL response: a body that could not be read to its end (the
+ * connection reset, a body cut short or not decodable: the runtime's error is the `cause`), larger
+ * than `maxResponseBytes`, not JSON, not an object, an `errors` that is not a list of errors (each an
+ * object with a string `message`, and a string `errorType`, a `path` and `locations` when present), a
+ * `data` that is not an object, or neither `data` nor a non-empty `errors` (such as
+ * `{"errorMessage": "…"}` or `{"errors": []}`); or a response that a `fetch` option got by following
+ * a redirect. The parsed body, when there is one, is on `body`. Not retried by the default rule: the
+ * status arrived, so the server may have run the request.
  *
  * @example A body that is not GraphQL
  * ```ts
@@ -336,9 +356,10 @@ export class ServiceResponseError extends ServiceError {
    * @param status The HTTP status.
    * @param problem What is wrong with the body, without its content.
    * @param body The parsed body or its text.
+   * @param cause Why the body could not be read, when it could not.
    */
-  constructor(status: number, problem: string, body: unknown) {
-    super("BAD_RESPONSE", `Unexpected response (HTTP ${status}): ${problem}`);
+  constructor(status: number, problem: string, body: unknown, cause?: unknown) {
+    super("BAD_RESPONSE", `Unexpected response (HTTP ${status}): ${problem}`, { cause });
     this.status = status;
     hideData(this, { body });
   }
@@ -411,7 +432,7 @@ export type AnyServiceError =
  */
 export function isServiceError(value: unknown): value is AnyServiceError {
   return value instanceof ServiceError ||
-    value instanceof Error && value.name.startsWith("Service") &&
+    value instanceof Error && /^Service/.test(String(value.name)) &&
       /^(GRAPHQL_ERROR|HTTP_ERROR|ABORTED|NETWORK_ERROR|BAD_RESPONSE|AUTH_ERROR)$/.test(
         (value as { code?: string }).code!,
       );
@@ -456,5 +477,15 @@ function errorsOf(body: unknown): readonly GraphQLFormattedError[] {
 
 /** Whether `value` is a formatted GraphQL error as far as callers read one: an object with a string `message`. */
 export function isFormattedError(value: unknown): value is GraphQLFormattedError {
-  return isObject(value) && typeof value.message === "string";
+  return isObject(value) && typeof value.message === "string" &&
+    typeof (value.errorType ?? "") == "string" &&
+    listOf(value.path, (step) => typeof step == "string" || typeof step == "number") &&
+    listOf(
+      value.locations,
+      (at) => isObject(at) && typeof at.line == "number" && typeof at.column == "number",
+    );
 }
+
+/** Whether `value` is absent or null (as the service sends it), or an array whose every item passes `test`. */
+const listOf = (value: unknown, test: (item: unknown) => boolean) =>
+  value == null || Array.isArray(value) && value.every(test);

@@ -7,7 +7,7 @@
  */
 
 import { type AuthOptions, checkAuth } from "./auth.ts";
-import { type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
+import { NO_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
 import {
   describe,
   expectInteger,
@@ -18,7 +18,6 @@ import {
   invalidValue,
   isObject,
   kindOf,
-  MAX_TIMER_MS,
 } from "./validate.ts";
 
 /**
@@ -68,7 +67,11 @@ export interface FetchInit {
   body: string;
   /** Aborted when the call times out or its caller aborts; `null` when the call has neither. */
   signal: AbortSignal | null;
-  /** Always `manual`: a redirect is a `ServiceHttpError` (3xx), never followed. */
+  /**
+   * Always `manual`: a redirect is a `ServiceHttpError` (3xx), never followed. A `fetch` option that
+   * follows it anyway has already sent the request, credentials included, to the new address: the
+   * client then refuses the response (`ServiceResponseError`) and never retries it.
+   */
   redirect: "manual";
 }
 
@@ -94,9 +97,18 @@ export interface FetchResponse {
    * The response headers (`Retry-After`, `Date` and the rest, copied onto `ServiceHttpError`): a
    * `Headers` of this runtime or of another fetch implementation (undici's), read through `forEach`.
    */
-  readonly headers: { forEach(callback: (value: string, name: string) => void): void };
-  /** The body, read once, as text. */
+  readonly headers: {
+    forEach(callback: (value: string, name: string) => void): void;
+    get?(name: string): string | null;
+  };
+  /** The body, read once, as text, where there is no `body` stream. */
   readonly text: () => Promise<string>;
+  /** The body as a stream: read chunk by chunk, so that `maxResponseBytes` bounds what is kept. */
+  readonly body?: ReadableStream<Uint8Array> | null;
+  /** Whether fetch followed a redirect (the client refuses the response then). */
+  readonly redirected?: boolean;
+  /** The URL of the response, after any redirect fetch followed. */
+  readonly url?: string;
 }
 
 /**
@@ -154,6 +166,13 @@ export interface ServiceClientOptions {
   readonly timeoutMs?: number | undefined;
   /** A signal that aborts every call of this client (for instance on logout or shutdown). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The most bytes of a response body read, counted as the body arrives (after decompression): a
+   * larger one ends the read and fails the call with a `ServiceResponseError` (a 2xx; a non-2xx
+   * stays a `ServiceHttpError`, without its body), not retried. Default 16 MiB (16,777,216), far
+   * over the service's own limit of a few MB.
+   */
+  readonly maxResponseBytes?: number | undefined;
 }
 
 /**
@@ -188,64 +207,16 @@ export interface RequestOptions {
    * there): `{ attempts: 1 }` turns retries off for a mutation that is not idempotent.
    */
   readonly retry?: RetryOptions | undefined;
+  /** The most bytes of the response body read, over the client's `maxResponseBytes`. */
+  readonly maxResponseBytes?: number | undefined;
 }
 
 /** Client options after checking. */
-export interface ClientConfig {
+export interface ClientConfig extends RequestConfig {
   readonly url: string;
   readonly auth: AuthOptions;
   readonly retry: RetryPolicy;
   readonly fetch: FetchFunction;
-  readonly headers: Readonly<Record<string, string>> | undefined;
-  readonly timeoutMs: number | undefined;
-  readonly signal: AbortSignal | undefined;
-}
-
-/**
- * Headers the caller may not give: the ones the client sets, and the ones of framing that fetch sets
- * from the body (Node's fetch refuses `expect`, `keep-alive`, `transfer-encoding`, `upgrade` and a
- * `content-length` that does not match, so every request would fail; browsers drop them all; Deno
- * sends them). `connection` passes: `close` is meaningful on Node.
- */
-const RESERVED_HEADERS = [
-  "content-type",
-  "authorization",
-  "x-api-key",
-  "host",
-  "x-amz-date",
-  "x-amz-security-token",
-  "content-length",
-  "expect",
-  "keep-alive",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-];
-
-/**
- * Checks the client options.
- *
- * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
- */
-export function clientConfig(options: unknown): ClientConfig {
-  expectOptions(options, "options", ["url", "auth", "retry", "fetch", "headers", "timeoutMs", "signal"]);
-  const { url, auth } = options;
-  const fetch = options.fetch === undefined
-    ? globalThis.fetch && ((input: string, init: RequestInit) => globalThis.fetch(input, init))
-    : options.fetch;
-  checkAuth(auth);
-  if (typeof fetch !== "function") {
-    if (options.fetch !== undefined) throw invalidValue("fetch", "a function", fetch);
-    throw invalid("Cannot create the client: this runtime has no global fetch; pass a `fetch` option");
-  }
-  return {
-    url: checkUrl(url),
-    auth,
-    retry: retryPolicy(options.retry),
-    fetch: fetch as FetchFunction,
-    ...commonOptions(options, ""),
-  };
 }
 
 /** Per-request options after checking. */
@@ -254,8 +225,56 @@ export interface RequestConfig {
   readonly timeoutMs?: number | undefined;
   readonly operationName?: string | undefined;
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** The call's own retry policy, if it has one. */
   readonly retry?: RetryPolicy | undefined;
+  readonly maxResponseBytes?: number | undefined;
+}
+
+/** Checks one option: returns the value to keep, or throws naming `field`. */
+type Check = (value: unknown, field: string) => unknown;
+
+/** The options a client and a request share, and their checks. */
+const COMMON: Readonly<Record<string, Check>> = {
+  signal: (signal, field) =>
+    isObject(signal) && typeof signal.aborted == "boolean" && typeof signal.addEventListener == "function" &&
+      typeof signal.removeEventListener == "function"
+      ? signal
+      : fail(field, "an AbortSignal", signal),
+  timeoutMs: (value, field) => expectInteger(value, field, 1),
+  maxResponseBytes: (value, field) => expectInteger(value, field, 1),
+  headers: headerRecord,
+  retry: retryPolicy,
+};
+
+/**
+ * Headers the caller may not give: the ones the client sets, and the ones of framing that fetch sets
+ * from the body (Node's fetch refuses `expect`, `keep-alive`, `transfer-encoding`, `upgrade` and a
+ * `content-length` that does not match, so every request would fail; browsers drop them all; Deno
+ * sends them). `connection` passes as `close` or `keep-alive` only: any other value fails every
+ * request on Node.
+ */
+const RESERVED_HEADERS =
+  /^(content-type|authorization|x-api-key|host|x-amz-date|x-amz-security-token|content-length|expect|keep-alive|te|trailer|transfer-encoding|upgrade)$/;
+
+/**
+ * Checks the client options.
+ *
+ * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
+ */
+export function clientConfig(options: unknown): ClientConfig {
+  expectOptions(options, "options", ["url", "auth", "fetch", ...Object.keys(COMMON)]);
+  const { fetch } = options;
+  const config = {
+    url: checkUrl(options.url),
+    auth: checkAuth(options.auth),
+    retry: NO_RETRY,
+    fetch: fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
+    ...checked(options, ""),
+  };
+  if (typeof fetch != "function" && fetch !== undefined) fail("fetch", "a function", fetch);
+  if (!globalThis.fetch && fetch === undefined) {
+    throw invalid("Cannot create the client: this runtime has no global fetch; pass a `fetch` option");
+  }
+  return config as ClientConfig;
 }
 
 /** A request without options: every field is absent. */
@@ -268,58 +287,45 @@ const NO_REQUEST_OPTIONS: RequestConfig = {};
  */
 export function requestConfig(options: unknown): RequestConfig {
   if (options === undefined) return NO_REQUEST_OPTIONS;
-  expectOptions(options, "request options", ["signal", "timeoutMs", "operationName", "headers", "retry"]);
-  const { operationName, retry } = options;
-  if (operationName !== undefined && (typeof operationName !== "string" || operationName === "")) {
-    throw invalidValue("operationName", "a non-empty string", operationName);
+  expectOptions(options, "request options", ["operationName", ...Object.keys(COMMON)]);
+  const { operationName } = options;
+  if (operationName !== undefined && (typeof operationName != "string" || !operationName)) {
+    fail("operationName", "a non-empty string", operationName);
   }
-  return {
-    operationName,
-    retry: retry === undefined ? undefined : retryPolicy(retry),
-    ...commonOptions(options, "request "),
-  };
+  return { operationName, ...checked(options, "request ") } as RequestConfig;
 }
 
-/** The options a client and a request share: `signal`, `timeoutMs` and `headers`. */
-function commonOptions(options: Record<string, unknown>, prefix: string) {
-  const { signal, timeoutMs, headers } = options;
-  if (
-    signal !== undefined &&
-    !(isObject(signal) && typeof signal.aborted === "boolean" &&
-      typeof signal.addEventListener === "function" &&
-      typeof signal.removeEventListener === "function")
-  ) {
-    throw invalidValue(prefix + "signal", "an AbortSignal", signal);
+/** The checked values of the {@link COMMON} options that `options` sets. */
+function checked(options: Record<string, unknown>, prefix: string): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const key in COMMON) {
+    if (options[key] !== undefined) result[key] = COMMON[key]!(options[key], prefix + key);
   }
-  return {
-    signal: signal as AbortSignal | undefined,
-    timeoutMs: timeoutMs === undefined
-      ? undefined
-      : expectInteger(timeoutMs, prefix + "timeoutMs", 1, MAX_TIMER_MS),
-    headers: headers === undefined ? undefined : headerRecord(headers, prefix + "headers"),
-  };
+  return result;
+}
+
+function fail(field: string, expected: string, value: unknown): never {
+  throw invalidValue(field, expected, value);
 }
 
 function checkUrl(url: unknown): string {
-  const urlLike = typeof url === "string" || url instanceof URL;
   let parsed: URL | undefined;
   try {
     parsed = new URL(url as string);
   } catch {
     // reported below
   }
+  const urlLike = typeof url == "string" || url instanceof URL;
   if (!urlLike || !/^https?:$/.test(parsed?.protocol!)) {
     throw invalidDescribed(
       "url",
       "an absolute http(s) URL",
       // Never quoted: a URL may carry a password or a key, and a misplaced setting may be one.
-      !urlLike
+      !urlLike || !url
         ? describe(url)
         : parsed
         ? "a URL with the scheme " + parsed.protocol
-        : url
-        ? "a string that is not an absolute URL"
-        : "an empty string",
+        : "a string that is not an absolute URL",
     );
   }
   if (parsed!.username || parsed!.password) {
@@ -333,30 +339,28 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
   // A `Headers` is an object too, of this runtime or of another implementation (undici's, tagged
   // `Headers`; whatwg-fetch's, untagged): read as the iterable it is, or its own fields would be taken
   // for headers. Any other kind (a Map, say) would be read as an object with no headers.
-  if (!isObject(value)) throw invalidValue(field, "an object or Headers", value);
-  const kind = kindOf(value);
-  if (kind !== "Object" && kind !== "Headers") {
-    throw invalidDescribed(field, "an object or Headers", "a " + kind);
+  const kind = isObject(value) && kindOf(value);
+  if (kind != "Object" && kind != "Headers") {
+    throw invalidDescribed(field, "an object or Headers", kind ? "a " + kind : describe(value));
   }
   const record: Record<string, string> = {};
   try {
     // A header set to `undefined` in a record is left out, as it is absent in the types.
     new Headers(
-      Symbol.iterator in value
+      Symbol.iterator in (value as object)
         ? value as unknown as Headers
-        : Object.entries(value).filter((entry) => entry[1] !== undefined) as [string, string][],
+        : Object.entries(value!).filter((entry) => entry[1] !== undefined) as [string, string][],
     ).forEach((headerValue, name) => record[name] = headerValue);
   } catch {
     // The runtime's message may quote the value, so it is not kept as the cause.
     throw invalid(`Invalid ${field}: a name or value is not a valid HTTP header`);
   }
   for (const name in record) {
+    const headerValue = record[name]!;
     // Headers takes control characters that fetch refuses when sending (a network error, retried).
-    const problem = headerProblem(record[name]!);
+    const problem = headerProblem(headerValue);
     if (problem) throw invalid(`Invalid ${field}: \`${name}\` has ${problem}`);
-  }
-  for (const name of RESERVED_HEADERS) {
-    if (name in record) {
+    if (RESERVED_HEADERS.test(name) || name == "connection" && !/^(close|keep-alive)$/i.test(headerValue)) {
       throw invalid(`Invalid ${field}: \`${name}\` is set by the client or by fetch, not by the caller`);
     }
   }

@@ -73,16 +73,14 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
   if (!isObject(body)) {
     throw new ServiceResponseError(status, "body is not a JSON object", body);
   }
-  // `"errors": null` and `"extensions": null` count as none, as the result's type has them.
-  for (const key of ["errors", "extensions"]) if (body[key] === null) delete body[key];
   const { data, errors, extensions } = body;
   // Each error is read as the caller's code reads it (`err.errors[0].message`): one that is not an
   // object with a message would throw there, far from its cause.
-  if (errors !== undefined && !(Array.isArray(errors) && errors.every(isFormattedError))) {
+  if (errors != null && !(Array.isArray(errors) && errors.every(isFormattedError))) {
     throw new ServiceResponseError(status, "errors is not an array of errors with a message", body);
   }
   if (data != null && !isObject(data)) throw new ServiceResponseError(status, "data is not an object", body);
-  if (extensions !== undefined && !isObject(extensions)) {
+  if (extensions != null && !isObject(extensions)) {
     throw new ServiceResponseError(status, "extensions is not an object", body);
   }
   // Without data (absent or null), the GraphQL spec requires at least one error: `{"errors": []}` and
@@ -90,7 +88,38 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
   if (data == null && !(errors as unknown[] | undefined)?.length) {
     throw new ServiceResponseError(status, "body has neither data nor errors", body);
   }
+  // `"errors": null`, `"errors": []` and `"extensions": null` count as none, as the result's type has them.
+  for (const key of ["errors", "extensions"]) {
+    if (body[key] === null || (body[key] as unknown[])?.length === 0) delete body[key];
+  }
   return body as GraphQLResult;
+}
+
+/**
+ * Reads a body's text, at most `max` bytes of it (counted as it arrives, after decompression), or
+ * `undefined` when it is larger (a `content-length` says so before anything is read): the read
+ * ends there and the body is cancelled.
+ */
+export async function readText(response: FetchResponse, max: number): Promise<string | undefined> {
+  if (+response.headers.get?.("content-length")! > max) {
+    response.body?.cancel().catch(() => {});
+    return;
+  }
+  const reader = response.body?.getReader();
+  if (!reader) {
+    const text = await response.text();
+    return text.length > max ? undefined : text;
+  }
+  const decoder = new TextDecoder();
+  let text = "", size = 0;
+  for (let chunk; !(chunk = await reader.read()).done;) {
+    if ((size += chunk.value.length) > max) {
+      reader.cancel().catch(() => {});
+      return;
+    }
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function parse(text: string | undefined): unknown {

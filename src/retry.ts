@@ -5,13 +5,11 @@
  * @module
  */
 
-import {
-  type ServiceError,
-  ServiceHttpError,
-  ServiceNetworkError,
-  type ServiceResponseError,
-} from "./errors.ts";
-import { describe, expectInteger, expectOptions, invalid, invalidValue, MAX_TIMER_MS } from "./validate.ts";
+import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
+import { describe, expectInteger, expectOptions, invalid, invalidValue } from "./validate.ts";
+
+/** The errors a retry decision sees: the failures of an attempt that another attempt may fix. */
+type RetryCandidate = ServiceNetworkError | ServiceHttpError | ServiceResponseError;
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -62,9 +60,6 @@ export interface RetryOptions {
     | undefined;
 }
 
-/** The errors a retry decision sees: the failures of an attempt that another attempt may fix. */
-type RetryCandidate = ServiceNetworkError | ServiceHttpError | ServiceResponseError;
-
 /** A retry policy with every field set. */
 export interface RetryPolicy {
   /** The most attempts in all. */
@@ -74,11 +69,12 @@ export interface RetryPolicy {
   /** The longest wait in ms. */
   readonly maxDelayMs: number;
   /** The caller's decision on the further cases, if any. */
-  readonly shouldRetry: RetryOptions["shouldRetry"];
+  readonly shouldRetry?: RetryOptions["shouldRetry"];
 }
 
 /**
- * The defaults for the fields of {@link RetryOptions} that a caller leaves out.
+ * The defaults for the fields of {@link RetryOptions} that a caller leaves out. Frozen: a module
+ * that assigns to it cannot change what every client retries.
  *
  * @example Read the defaults
  * ```ts
@@ -91,14 +87,14 @@ export const RETRY_DEFAULTS: {
   readonly attempts: 3;
   readonly baseDelayMs: 250;
   readonly maxDelayMs: 10_000;
-} = {
+} = Object.freeze({
   attempts: 3,
   baseDelayMs: 250,
   maxDelayMs: 10_000,
-};
+});
 
 /** One attempt only: the policy without a `retry` option. */
-export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, shouldRetry: undefined };
+export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
 
 /**
  * Checks retry options and fills in the defaults.
@@ -107,32 +103,33 @@ export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 
  * range, `maxDelayMs < baseDelayMs`, or a `shouldRetry` that is not a function.
  */
 export function retryPolicy(retry: unknown): RetryPolicy {
-  if (retry === undefined) return NO_RETRY;
   expectOptions(retry, "retry", ["attempts", "baseDelayMs", "maxDelayMs", "shouldRetry"]);
-  const policy = { ...RETRY_DEFAULTS } as Record<string, unknown>;
+  const policy: Record<string, unknown> = { ...RETRY_DEFAULTS, shouldRetry: retry.shouldRetry };
   for (const key in RETRY_DEFAULTS) {
     if (retry[key] !== undefined) {
       policy[key] = expectInteger(
         retry[key],
-        `retry.${key}`,
-        key === "attempts" ? 1 : 0,
-        key === "attempts" ? 100 : MAX_TIMER_MS,
+        "retry." + key,
+        key == "attempts" ? 1 : 0,
+        key == "attempts" ? 100 : undefined,
       );
     }
   }
-  const { baseDelayMs, maxDelayMs } = policy as { baseDelayMs: number; maxDelayMs: number };
+  const { baseDelayMs, maxDelayMs, shouldRetry } = policy as unknown as Required<RetryPolicy>;
   if (maxDelayMs < baseDelayMs) {
     throw invalidValue("retry.maxDelayMs", `at least retry.baseDelayMs (${baseDelayMs})`, maxDelayMs, true);
   }
-  const { shouldRetry } = retry;
-  if (shouldRetry !== undefined && typeof shouldRetry !== "function") {
+  if (shouldRetry !== undefined && typeof shouldRetry != "function") {
     throw invalidValue("retry.shouldRetry", "a function", shouldRetry);
   }
-  return { ...policy, shouldRetry } as RetryPolicy;
+  return policy as unknown as RetryPolicy;
 }
 
 /**
- * The default retry rule: network errors, HTTP 5xx and HTTP 429.
+ * The default retry rule: network errors (no response was received, so the server did not run the
+ * operation), HTTP 5xx and HTTP 429. A failure after the response's status arrived (a body cut
+ * short, too large, or not GraphQL) is a `ServiceResponseError`, never retried by this rule: the
+ * server may have run a mutation.
  *
  * @param err A failed attempt's error.
  * @returns Whether the default policy retries it.
@@ -146,8 +143,8 @@ export function retryPolicy(retry: unknown): RetryPolicy {
  * ```
  */
 export function isRetryable(err: unknown): boolean {
-  return err instanceof ServiceNetworkError ||
-    err instanceof ServiceHttpError && (err.status >= 500 || err.status === 429);
+  const { code, status } = err as ServiceHttpError;
+  return err instanceof ServiceNetworkError || code == "HTTP_ERROR" && (status > 499 || status == 429);
 }
 
 /**
@@ -162,15 +159,15 @@ export function shouldRetry(
   err: RetryCandidate,
   attempt: number,
 ): boolean | Promise<boolean> {
+  const ask = policy.shouldRetry;
   if (attempt >= policy.attempts) return false;
-  if (isRetryable(err)) return true;
-  if (!policy.shouldRetry) return false;
+  if (isRetryable(err) || !ask) return isRetryable(err);
   const threw = (cause: unknown): never => {
     throw invalid("retry.shouldRetry threw, so the request was not retried", false, cause);
   };
   // A truthy answer such as "yes" is not taken for a yes: a mistake there is loud, not a silent no.
   const decided = (answer: unknown) => {
-    if (typeof answer !== "boolean") {
+    if (typeof answer != "boolean") {
       throw invalid(
         `Invalid answer from retry.shouldRetry: expected a boolean, current value is ${describe(answer)}`,
         false,
@@ -182,58 +179,12 @@ export function shouldRetry(
   let answer: unknown;
   try {
     // Not a network error here: isRetryable took those.
-    answer = policy.shouldRetry(err as ServiceHttpError | ServiceResponseError, attempt);
-    // A Promise is awaited, and so is a thenable of another library or realm (Bluebird, an iframe's).
-    if (typeof (answer as { then?: unknown } | null)?.then === "function") {
-      return Promise.resolve(answer).then(decided, threw);
-    }
+    answer = ask(err as ServiceHttpError | ServiceResponseError, attempt);
   } catch (cause) {
     return threw(cause);
   }
-  return decided(answer);
-}
-
-/**
- * How long to wait before the attempt after `attempt`: the server's `Retry-After` on 429/503 when
- * it sent one (an HTTP date counted from the response's `Date`, or from now without one), else
- * full jitter over `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`. Returns `undefined` when
- * `Retry-After` asks for more than `maxDelayMs`: the caller then stops.
- */
-export function retryDelay(
-  policy: RetryPolicy,
-  err: ServiceError,
-  attempt: number,
-  random: () => number = Math.random,
-): number | undefined {
-  if (err instanceof ServiceHttpError && (err.status === 429 || err.status === 503)) {
-    // A date is read against the server's clock (its `Date`), as the client's may be off by minutes.
-    const asked = retryAfterMs(
-      err.headers.get("retry-after"),
-      Date.parse(err.headers.get("date")!) || Date.now(),
-    );
-    if (asked !== undefined) return asked <= policy.maxDelayMs ? asked : undefined;
-  }
-  return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)));
-}
-
-/**
- * Parses `Retry-After`: delay-seconds or an HTTP date.
- *
- * @param value The header value.
- * @param now The current time in ms.
- * @returns The delay in ms (0 for a date in the past), or `undefined` when absent or unparsable.
- */
-export function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (!value) return undefined;
-  // RFC 9110: whole seconds, or an HTTP date, which starts with the day's name and holds a time (its
-  // three forms: "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6
-  // 08:49:37 1994"). Date.parse alone would also read "1.5" or "in 5" as dates in 2001. Every HTTP date
-  // is in GMT, but the third form does not say so, and Date.parse reads a date without a zone as local
-  // time: " GMT" goes after its year.
-  const date = /^\s*\d+\s*$/.test(value)
-    ? now + +value * 1000
-    : /^\s*[a-z]{3,9},? .*\d\d:\d\d:\d\d/i.test(value)
-    ? Date.parse(value.replace(/\d{4}\s*$/, "$& GMT"))
-    : NaN;
-  return date === date ? Math.max(0, date - now) : undefined;
+  // A Promise is awaited, and so is a thenable of another library or realm (Bluebird, an iframe's).
+  return typeof (answer as { then?: unknown } | null)?.then == "function"
+    ? Promise.resolve(answer).then(decided, threw)
+    : decided(answer);
 }

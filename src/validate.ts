@@ -33,8 +33,9 @@ export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Builds a `TypeError` (or, with `range`, a `RangeError`) with the `INVALID_ARGUMENT` code. */
 export function invalid(message: string, range?: boolean, cause?: unknown): InvalidArgumentError {
-  const err = new (range ? RangeError : TypeError)(message, { cause });
-  return Object.assign(err, { code: "INVALID_ARGUMENT" as const });
+  const err = new (range ? RangeError : TypeError)(message, { cause }) as TypeError & { code: string };
+  err.code = "INVALID_ARGUMENT";
+  return err as InvalidArgumentError;
 }
 
 /**
@@ -63,25 +64,25 @@ export function invalidDescribed(
 
 /**
  * Describes a value for a message: numbers and booleans as they are (unless `secret`: a key or a
- * token given as a number must not reach a log), everything else by type.
+ * token given as a number must not reach a log), everything else by type. A blank string is
+ * described as empty: it is refused as an empty one is.
  */
 export function describe(value: unknown, secret?: boolean): string {
   const type = typeof value;
-  return value === null || value === undefined ||
-      !secret && (type === "number" || type === "boolean" || type === "bigint")
+  return value == null || !secret && /^(number|boolean|bigint)$/.test(type)
     ? String(value)
     : Array.isArray(value)
     ? "an array"
-    : value === ""
+    : type == "string" && !(value as string).trim()
     ? "an empty string"
-    : type === "object"
+    : type == "object"
     ? "an object"
-    : `a ${type}`;
+    : "a " + type;
 }
 
 /** Whether `value` is a plain object (not null, not an array). */
 export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value == "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -93,10 +94,30 @@ export function kindOf(value: object): string {
 }
 
 /**
- * Throws unless `value` is a plain object, then for any key not in `known`, naming the closest
- * known key: a typo such as `timeout` for `timeoutMs` is loud instead of silently ignored. A key
- * set to `undefined` counts as absent, as it does in the types. With `typosOnly`, an unknown key
- * is refused only when it resembles a known one.
+ * The names an older client used, and the option each became here: an unknown key or an auth type
+ * found in this table is answered with its new name.
+ */
+export const OLD_NAMES: Readonly<Record<string, string>> = {
+  // No prototype: a key such as `toString` is not an older client's name.
+  __proto__: null as never,
+  apiUrl: "url",
+  mode: "type",
+  API_KEY_MODE: "apiKey",
+  API_KEY: "apiKey",
+  AMAZON_COGNITO_USER_POOLS: "userpool",
+  OPENID_CONNECT: "oidc",
+  AWS_LAMBDA: "lambda",
+  AWS_IAM: "iam",
+};
+
+/** What a message adds after the name that an older client used: where to read about the change. */
+export const MIGRATION = " (a name of an older client: see the migration guide, docs/migration.md)";
+
+/**
+ * Throws unless `value` is a plain object, then for any key not in `known`: naming the closest
+ * known key (a typo such as `timeout` for `timeoutMs`, or an older client's name), or else listing
+ * the known keys. A key set to `undefined` counts as absent, as it does in the types. With
+ * `typosOnly`, an unknown key is refused only when it resembles a known one.
  */
 export function expectOptions(
   value: unknown,
@@ -107,9 +128,15 @@ export function expectOptions(
   if (!isObject(value)) throw invalidValue(field, "an object", value);
   for (const key in value) {
     if (known.includes(key) || value[key] === undefined) continue;
-    const hint = known.find((candidate) => resembles(key.toLowerCase(), candidate.toLowerCase()));
+    const old = OLD_NAMES[key];
+    const hint = old ?? known.find((candidate) => resembles(key.toLowerCase(), candidate.toLowerCase()));
     if (hint || !typosOnly) {
-      throw invalid(`Unknown option \`${key}\` in ${field}${hint ? `: did you mean \`${hint}\`?` : ""}`);
+      throw invalid(
+        `Unknown option \`${key}\` in ${field}: ` +
+          (hint
+            ? `did you mean \`${hint}\`?` + (old ? MIGRATION : "")
+            : "expected one of " + known.join(", ")),
+      );
     }
   }
 }
@@ -126,8 +153,8 @@ export function headerProblem(value: string): string | undefined {
 }
 
 /** Throws unless `value` is a whole number in `[min, max]` (so never `NaN` or `Infinity`). */
-export function expectInteger(value: unknown, field: string, min: number, max: number): number {
-  if (typeof value !== "number" || value !== value) throw invalidValue(field, "an integer", value);
+export function expectInteger(value: unknown, field: string, min: number, max = MAX_TIMER_MS): number {
+  if (typeof value != "number" || value !== value) throw invalidValue(field, "an integer", value);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw invalidValue(field, `an integer from ${min} to ${max}`, value, true);
   }

@@ -536,7 +536,15 @@ describe("client", () => {
       assert.equal(err.errors[0]!.errorType, "Unauthorized");
       assert.deepEqual(err.errors[0]!.path, ["secret"]);
       assert.deepEqual(err.data, { hello: "world", secret: null });
-      assert.equal(err.message, "GraphQL request failed with 1 error");
+      // The message names the server's first error, as peers' messages do: an uncaught one says what went wrong.
+      assert.equal(err.message, "Unauthorized: Not Authorized to access secret on type Query");
+    });
+
+    it("a GraphQL error's message: errorType and message of the first, cut at 200 characters, and how many more", () => {
+      const long = "x".repeat(300);
+      const err = new ServiceGraphQLError([{ message: long }, { message: "b" }, { message: "c" }]);
+      assert.equal(err.message, "x".repeat(200) + " (and 2 more)");
+      assert.equal(new ServiceGraphQLError([{ message: "boom" }]).message, "boom");
     });
 
     it("requestRaw returns {data, errors} for the same response without throwing", async () => {
@@ -595,6 +603,10 @@ describe("client", () => {
         auth: { type: "apiKey", apiKey: API_KEY },
       });
       assert.deepEqual(await c.request("{ hello }"), { hello: "world" });
+      // requestRaw agrees: the README's narrowing idiom (`if (result.errors)`) reads no failure.
+      const raw = await c.requestRaw("{ hello }");
+      assert.equal(raw.errors, undefined);
+      assert.ok(!("errors" in raw));
     });
 
     it("query and mutate are aliases of request", async () => {

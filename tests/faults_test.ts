@@ -150,7 +150,7 @@ describe("faults on the wire", () => {
   });
   after(() => server.close());
 
-  describe("the connection fails: ServiceNetworkError, retried until attempts run out", () => {
+  describe("the connection fails before a status: ServiceNetworkError, retried until attempts run out", () => {
     it("reset before the headers", async () => {
       const outcome = await call("reset-before-headers", (socket) => reset(socket), { retry });
       assertNetworkError(outcome, 3);
@@ -163,23 +163,6 @@ describe("faults on the wire", () => {
       assert.equal(outcome.responses, 0);
     });
 
-    it("reset in the middle of the body", async () => {
-      const outcome = await call("reset-mid-body", (socket) => {
-        partialBody(socket, 1_000, '{"data":{"hel');
-        server.track(socket, setTimeout(() => reset(socket), 50));
-      }, { retry });
-      assertNetworkError(outcome, 3);
-    });
-
-    it("body cut short: Content-Length larger than what is sent, then the connection closes", async () => {
-      const outcome = await call("cut-short", (socket) => {
-        partialBody(socket, 1_000, '{"data":{"hel');
-        socket.end();
-      }, { retry });
-      assertNetworkError(outcome, 3);
-      assert.equal(outcome.responses, 3, "the headers arrived each time: the body read failed");
-    });
-
     it("a reply that is not HTTP", async () => {
       const outcome = await call("not-http", (socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n\r\n"), {
         retry,
@@ -188,46 +171,60 @@ describe("faults on the wire", () => {
       assert.equal(outcome.responses, 0);
     });
 
-    it("a gzip-encoded body that does not decode", async () => {
-      const outcome = await call(
-        "bad-gzip",
-        (socket) => answer(socket, 200, "this is not gzip", { "content-encoding": "gzip" }),
-        { retry },
-      );
-      assertNetworkError(outcome, 3);
-      assert.equal(outcome.responses, 3);
-    });
-
     it("without a retry policy, one attempt", async () => {
       const outcome = await call("reset-no-retry", (socket) => reset(socket));
       assertNetworkError(outcome, 1);
     });
 
-    it("a chunked body that ends without its last chunk: a typed error in every runtime", async () => {
-      const outcome = await call("chunked-cut", (socket) => {
-        socket.write(head(200, { ...JSON_TYPE, "transfer-encoding": "chunked" }));
-        socket.end('5\r\n{"dat\r\n');
-      }, { retry });
-      // Deno and Bun fail the body read; Node's undici ends the body at the close and hands over
-      // the truncated JSON, which is then a bad response (not retried).
-      if (outcome.error instanceof ServiceResponseError) {
-        assert.equal(outcome.error.code, "BAD_RESPONSE");
-        assert.equal(outcome.attempts, 1);
-      } else {
-        assertNetworkError(outcome, 3);
-      }
-    });
-
-    it("recovers: a reset, then a cut-short body, then an answer → data after 3 attempts", async () => {
-      const outcome = await call("reset-cut-ok", (socket, _request, count) => {
-        if (count === 1) return reset(socket);
+    it("recovers: two resets, then an answer → data after 3 attempts", async () => {
+      const outcome = await call("reset-reset-ok", (socket, _request, count) => {
         if (count > 2) return ok(socket);
-        partialBody(socket, 1_000, "{");
-        socket.end();
+        reset(socket);
       }, { retry });
       assert.equal(outcome.error, undefined, String(outcome.error));
       assert.deepEqual(outcome.data, { hello: "world" });
       assert.equal(outcome.attempts, 3);
+    });
+  });
+
+  describe("a 2xx body that fails after the status arrived: ServiceResponseError, never retried by default (the server may have run a mutation)", () => {
+    const CASES: ReadonlyArray<[string, Fault]> = [
+      ["reset in the middle of the body", (socket) => {
+        partialBody(socket, 1_000, '{"data":{"hel');
+        server.track(socket, setTimeout(() => reset(socket), 50));
+      }],
+      ["body cut short: Content-Length larger than what is sent, then the connection closes", (socket) => {
+        partialBody(socket, 1_000, '{"data":{"hel');
+        socket.end();
+      }],
+      ["a gzip-encoded body that does not decode", (socket) => {
+        answer(socket, 200, "this is not gzip", { "content-encoding": "gzip" });
+      }],
+      ["a chunked body that ends without its last chunk", (socket) => {
+        socket.write(head(200, { ...JSON_TYPE, "transfer-encoding": "chunked" }));
+        socket.end('5\r\n{"dat\r\n');
+      }],
+    ];
+    for (const [index, [name, fault]] of CASES.entries()) {
+      it(name, async () => {
+        const outcome = await call(`after-status-${index}`, fault, { retry });
+        const { error } = outcome;
+        assert.ok(error instanceof ServiceResponseError, `expected ServiceResponseError, got ${error}`);
+        assert.equal(error.code, "BAD_RESPONSE");
+        assert.equal(error.status, 200);
+        assert.equal(outcome.attempts, 1, "one attempt: the mutation is never run twice");
+        assert.equal(outcome.responses, 1);
+      });
+    }
+
+    it("a shouldRetry that chooses to retry it is followed", async () => {
+      const outcome = await call("after-status-retried", (socket, _request, count) => {
+        if (count > 1) return ok(socket);
+        partialBody(socket, 1_000, '{"data":{"hel');
+        socket.end();
+      }, { retry: { ...retry, shouldRetry: (err) => err instanceof ServiceResponseError } });
+      assert.deepEqual(outcome.data, { hello: "world" });
+      assert.equal(outcome.attempts, 2);
     });
   });
 
@@ -293,12 +290,59 @@ describe("faults on the wire", () => {
         `{"data":{"posts":[${Array.from({ length: count }, (_, i) => `{"id":"${i}","title":"${title}"}`)}]}}`,
       );
       assert.ok(body.length > 50 * 1_024 * 1_024, `the body is ${body.length} bytes`);
-      const outcome = await call("fifty-mb", (socket) => answer(socket, 200, body), {}, 20_000);
+      const outcome = await call("fifty-mb", (socket) => answer(socket, 200, body), {
+        maxResponseBytes: 64 * 1_024 * 1_024,
+      }, 20_000);
       assert.equal(outcome.error, undefined, String(outcome.error));
       const { posts } = outcome.data as { posts: Array<{ id: string; title: string }> };
       assert.equal(posts.length, count);
       assert.deepEqual(posts.at(-1), { id: String(count - 1), title });
       assert.equal(outcome.attempts, 1);
+    });
+
+    it("past maxResponseBytes (16 MiB by default), the read ends: ServiceResponseError, not retried", async () => {
+      const body = new Uint8Array(17 * 1_024 * 1_024).fill(0x20);
+      const outcome = await call("seventeen-mb", (socket) => answer(socket, 200, body), { retry }, 20_000);
+      const { error } = outcome;
+      assert.ok(error instanceof ServiceResponseError, String(error));
+      assert.equal(error.message, "Unexpected response (HTTP 200): the body is larger than maxResponseBytes");
+      assert.equal(outcome.attempts, 1);
+    });
+
+    it("a Content-Length above maxResponseBytes fails before the body is read", async () => {
+      const outcome = await call("declared-too-large", (socket) => {
+        socket.write(head(200, { ...JSON_TYPE, "content-length": "100000000" }));
+        socket.write("{");
+      }, { retry, maxResponseBytes: 1_000 });
+      assert.ok(outcome.error instanceof ServiceResponseError, String(outcome.error));
+      assert.equal(outcome.attempts, 1);
+      assert.ok(outcome.ms < 2_000, `ended after ${outcome.ms} ms`);
+    });
+
+    it("a small gzip body that inflates past maxResponseBytes is counted as it inflates, and refused", async () => {
+      const inflated = new Uint8Array(64 * 1_024 * 1_024).fill(0x20);
+      const small = gzipSync(inflated);
+      assert.ok(small.length < 1_024 * 1_024, `${small.length} bytes on the wire`);
+      const outcome = await call(
+        "gzip-bomb",
+        (socket) => answer(socket, 200, small, { "content-encoding": "gzip" }),
+        { retry, maxResponseBytes: 1_024 * 1_024 },
+        20_000,
+      );
+      assert.ok(outcome.error instanceof ServiceResponseError, String(outcome.error));
+      assert.match(outcome.error.message, /larger than maxResponseBytes/);
+      assert.equal(outcome.attempts, 1);
+    });
+
+    it("a 503 past maxResponseBytes stays a ServiceHttpError, without its body, retried as any 503", async () => {
+      const body = new Uint8Array(4_096).fill(0x20);
+      const outcome = await call("large-503", (socket) => answer(socket, 503, body), {
+        retry,
+        maxResponseBytes: 1_000,
+      });
+      assert.ok(outcome.error instanceof ServiceHttpError, String(outcome.error));
+      assert.equal(outcome.error.body, undefined);
+      assert.equal(outcome.attempts, 3);
     });
 
     const CODINGS: ReadonlyArray<[string, (data: Uint8Array) => Uint8Array]> = [

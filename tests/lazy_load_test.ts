@@ -74,9 +74,12 @@ describe("lazily loaded modules", () => {
   it("a load that fails after the call was aborted leaves no unhandled rejection", async () => {
     let fail!: (reason: unknown) => void;
     const load = () => new Promise<PreparedDocument>((_, reject) => fail = reject).catch(chunkLoadFailed);
-    const err = await rejection(
-      send(state(), undefined, undefined, { signal: AbortSignal.abort() }, true, load),
-    );
+    const controller = new AbortController();
+    const sent = send(state(), undefined, undefined, { signal: controller.signal }, true, load);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(typeof fail, "function", "the load has begun");
+    controller.abort();
+    const err = await rejection(sent);
     assert.ok(err instanceof ServiceAbortError);
     fail(new TypeError("Failed to fetch dynamically imported module"));
     // An unhandled rejection would fail this test on Deno and end the process on Node.

@@ -237,10 +237,64 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /Invalid auth.type: expected one of apiKey, userpool, oidc, lambda, iam, current value is "toString"$/,
   ],
   [
-    "auth.type a long string: quoted up to 40 characters",
+    "auth.type a long string: described, not quoted",
     { url: URL_, auth: { type: "x".repeat(100), apiKey: "k" } },
     TypeError,
-    new RegExp(`current value is "${"x".repeat(40)}"$`),
+    /^Invalid auth.type: expected one of apiKey, userpool, oidc, lambda, iam, current value is a string$/,
+  ],
+  [
+    "auth.type holding a key (two settings swapped): never quoted",
+    { url: URL_, auth: { type: API_KEY, apiKey: "apiKey" } },
+    TypeError,
+    /^Invalid auth.type: expected one of apiKey, userpool, oidc, lambda, iam, current value is a string$/,
+  ],
+  [
+    "auth.type of an older client: the new name, and where to read about it",
+    { url: URL_, auth: { type: "API_KEY", apiKey: "k" } },
+    TypeError,
+    /^Invalid auth.type: .*current value is "API_KEY"; write `type: "apiKey"` \(a name of an older client: see the migration guide, docs\/migration.md\)$/,
+  ],
+  [
+    "0.x options (`mode`, `apiUrl` in auth): the new shape",
+    { url: URL_, auth: { mode: "API_KEY_MODE", apiUrl: URL_, apiKey: "k" } },
+    TypeError,
+    /^Invalid auth.type: .*current value is undefined; write `type: "apiKey"` \(a name of an older client: see the migration guide/,
+  ],
+  [
+    "0.x `apiUrl` among the client's options: its new name",
+    { apiUrl: URL_, url: URL_, auth: apiKey },
+    TypeError,
+    /^Unknown option `apiUrl` in options: did you mean `url`\? \(a name of an older client: see the migration guide/,
+  ],
+  [
+    "an unknown key with no close match: the known keys listed",
+    { url: URL_, auth: apiKey, endpoint: URL_ },
+    TypeError,
+    /^Unknown option `endpoint` in options: expected one of url, auth, fetch, signal, timeoutMs, maxResponseBytes, headers, retry$/,
+  ],
+  [
+    "a blank API key is an empty one",
+    { url: URL_, auth: { type: "apiKey", apiKey: " \t " } },
+    TypeError,
+    /^Invalid auth.apiKey: expected a non-empty string or a function, current value is an empty string$/,
+  ],
+  [
+    "a blank session token is an empty one, and so is a blank secret",
+    { url: URL_, auth: { ...iam, credentials: { ...CREDENTIALS, secretAccessKey: "   " } } },
+    TypeError,
+    /secretAccessKey must be a non-empty string, current value is an empty string$/,
+  ],
+  [
+    "connection: upgrade (fails every request on Node)",
+    { url: URL_, auth: apiKey, headers: { connection: "upgrade" } },
+    TypeError,
+    /^Invalid headers: `connection` is set by the client or by fetch, not by the caller$/,
+  ],
+  [
+    "maxResponseBytes 0",
+    { url: URL_, auth: apiKey, maxResponseBytes: 0 },
+    RangeError,
+    /^Invalid maxResponseBytes: expected an integer from 1 to 2147483647, current value is 0$/,
   ],
   [
     "iam accessKeyId with a line break (it goes into the Authorization header)",
@@ -586,7 +640,9 @@ describe("options", () => {
           assert.ok(error instanceof TypeError);
           assert.equal(
             error.message,
-            `Unknown option \`${typed}\` in request options${hint ? `: did you mean \`${hint}\`?` : ""}`,
+            `Unknown option \`${typed}\` in request options: ${
+              hint ? `did you mean \`${hint}\`?` : "expected one of signal, timeoutMs, operationName, headers"
+            }`,
           );
           return true;
         });

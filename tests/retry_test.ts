@@ -11,7 +11,8 @@ import {
   ServiceNetworkError,
   ServiceResponseError,
 } from "../mod.ts";
-import { retryAfterMs, retryDelay, retryPolicy, shouldRetry } from "../src/retry.ts";
+import { retryAfterMs, retryDelay } from "../src/backoff.ts";
+import { retryPolicy, shouldRetry } from "../src/retry.ts";
 import { type Endpoint, send, startEndpoint } from "./_server.ts";
 import { API_KEY, rejection } from "./_fixtures.ts";
 
@@ -491,7 +492,10 @@ describe("retry", () => {
             { attempts: 0 },
             /^Invalid retry\.attempts: expected an integer from 1 to 100, current value is 0$/,
           ],
-          [{ tries: 2 }, /^Unknown option `tries` in retry$/],
+          [
+            { tries: 2 },
+            /^Unknown option `tries` in retry: expected one of attempts, baseDelayMs, maxDelayMs, shouldRetry$/,
+          ],
           ["3", /^Invalid retry: expected an object, current value is a string$/],
         ] as const
       ) {
