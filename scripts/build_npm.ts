@@ -54,6 +54,11 @@ export const ROOT: string = fileURLToPath(new URL("..", import.meta.url)).replac
 /** Where the package is built. */
 export const OUT: string = join(ROOT, "npm");
 
+/** Where the Node type definitions the build compiles against are pinned and installed. */
+const NODE_TYPES_DIR = join(ROOT, "scripts", "npm", "node_types");
+/** Their `@types` folder, a type root for the compiler. */
+const NODE_TYPES = join(NODE_TYPES_DIR, "node_modules", "@types");
+
 /** The files that differ between runtimes; see the module doc. */
 const MAPPINGS: readonly RuntimeMapping[] = [
   { source: "src/crypto.ts", alias: "#crypto", conditions: { node: "src/crypto_node.ts" } },
@@ -100,20 +105,15 @@ interface DenoJson {
  * @returns The files written, relative to `npm/`.
  * @throws {UnsupportedSpecifierError} For an import that cannot go into the package.
  * @throws {CompileError} For a type error in the library, or a failed emit.
- * @throws {Error} When README.md, LICENSE or the Node types (`npm install --prefix .ci`) are missing, or
+ * @throws {Error} When README.md or LICENSE is missing, when the Node types cannot be installed, or
  * when an emitted file imports what it may not.
  */
 export function buildNpm(): string[] {
   const deno = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoJson;
-  const nodeTypes = join(ROOT, ".ci/node_modules/@types");
   for (const required of ["README.md", "LICENSE"]) {
     if (!existsSync(join(ROOT, required))) throw new Error(`Cannot build for npm: ${required} is missing`);
   }
-  if (!existsSync(join(nodeTypes, "node"))) {
-    throw new Error(
-      "Cannot build for npm: Node type definitions are missing; run `npm install --prefix .ci` first",
-    );
-  }
+  const nodeTypes = installNodeTypes();
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
 
@@ -209,7 +209,7 @@ function buildTests(deno: DenoJson): string[] {
     declaration: false,
     typeCheck: false,
     baseOptions: {},
-    types: { roots: [join(ROOT, ".ci/node_modules/@types")], names: ["node"] },
+    types: { roots: [NODE_TYPES], names: ["node"] },
     extensions: EXTENSIONS.esm,
     mapSpecifier: (specifier, importer) =>
       mapSpecifier(specifier, importer, { importMap: deno.imports, root: ROOT, redirect }),
@@ -218,6 +218,34 @@ function buildTests(deno: DenoJson): string[] {
     cpSync(join(testsDir, "fixtures"), join(outDir, "fixtures"), { recursive: true });
   }
   return written;
+}
+
+/**
+ * Installs the Node type definitions the package is compiled against (`@types/node` 18.19, the
+ * oldest Node the package supports that has the fetch types), pinned with their own lock in
+ * `scripts/npm/node_types/`, into its `node_modules/` (ignored by git; about 2.5 MB on disk, nothing
+ * tracked is written). `deno install --frozen` fails rather than change the lock, and does nothing
+ * when the types are already there.
+ *
+ * @returns The `@types` folder to give the compiler as a type root.
+ */
+function installNodeTypes(): string {
+  const { success, stderr } = new Deno.Command(Deno.execPath(), {
+    args: ["install", "--frozen", "--quiet"],
+    cwd: NODE_TYPES_DIR,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).outputSync();
+  if (!success || !existsSync(join(NODE_TYPES, "node", "package.json"))) {
+    throw new Error(
+      `Cannot build for npm: installing the Node type definitions in ${
+        relative(ROOT, NODE_TYPES_DIR)
+      } failed:\n` +
+        new TextDecoder().decode(stderr),
+    );
+  }
+  return NODE_TYPES;
 }
 
 /** Fails when an emitted file imports what it may not (see verify.ts). */

@@ -1,9 +1,10 @@
 /**
- * The npm package's declaration files compile for consumers on TypeScript 5 (deno.json's
- * `typescript5`), with `moduleResolution` `node16` (an ESM and a CJS file), `bundler` and `node10`,
- * and `skipLibCheck` off: attw checks that the types resolve; this checks that they compile, and
- * that project/consumer.ts type-checks against them as it would in a consumer's project. Then
- * again on TypeScript 4.8 (`typescript48`), the oldest that compiles them, in the modes it has:
+ * The npm package's declaration files compile for consumers on TypeScript 5 (`typescript5` of the
+ * dev tools, scripts/tools/deno.json), with `moduleResolution` `node16` (an ESM and a CJS file),
+ * `bundler` and `node10`, and `skipLibCheck` off: attw checks that the types resolve; this checks
+ * that they compile, and that project/consumer.ts type-checks against them as it would in a
+ * consumer's project. Then again on TypeScript 4.8 (`typescript48`), the oldest that compiles
+ * them, in the modes it has:
  * `node16`, `bare`, and `node10` under its older name `node` (4.7 types `Error.cause` as an `Error`,
  * which our errors' `cause: unknown` does not fit); and on TypeScript 6 (`typescript`) and 7 (the
  * native compiler `npm install typescript` gives today, from .ci/node_modules, run through its `tsc`:
@@ -15,7 +16,7 @@
  *
  * Each mode gets a project in a temporary folder: project/'s tsconfig and consumer, and a
  * node_modules that links the built package (npm/) and its peers (`graphql`,
- * `@graphql-typed-document-node/core`, from the repository's node_modules). The `bare` mode is a
+ * `@graphql-typed-document-node/core`, from the dev tools' node_modules). The `bare` mode is a
  * Node project with neither peer installed and without the DOM types (`lib: es2022`, `@types/node`
  * 20 from .ci/node_modules, and undici's fetch for the `fetch` option): project/consumer_bare.ts, as
  * an ESM and a CJS file.
@@ -89,9 +90,12 @@ const MODES: ReadonlyArray<
  */
 const NODE_TYPES = join(ROOT, ".ci", "node_modules", "@types", "node20");
 
+/** The dev tools' packages (scripts/tools/deno.json), which this file runs with. */
+const TOOLS_MODULES = join(ROOT, "scripts", "tools", "node_modules");
+
 /**
  * TypeScript 7 (`typescript7` in .ci/package.json, installed by `npm install --prefix .ci`): not a
- * deno.json import, as Deno would then give gql.tada its TypeScript peer from it.
+ * dev tools' import, as Deno would then give gql.tada its TypeScript peer from it.
  */
 const TYPESCRIPT7 = join(ROOT, ".ci", "node_modules", "typescript7");
 
@@ -111,7 +115,7 @@ type Compile = (tsconfig: string) => Set<string>;
 
 /** A TypeScript to compile with, and the modes it runs. */
 interface Compiler {
-  /** deno.json's name for it. */
+  /** Its name in the dev tools' imports. */
   readonly module: "typescript5" | "typescript48" | "typescript" | "typescript7";
   /** Why it cannot run here, if it cannot. */
   readonly missing?: string | false;
@@ -248,7 +252,7 @@ before(() => {
   const modules = join(dir, "node_modules");
   link(modules, "@seed/service-client", NPM);
   for (const peer of [...PEERS, "gql.tada"]) {
-    link(modules, peer, realpathSync(join(ROOT, "node_modules", peer)));
+    link(modules, peer, realpathSync(join(TOOLS_MODULES, peer)));
   }
   // A copy, not a link, in a folder of its own: TypeScript looks for `graphql` in every node_modules
   // above the package's real path, which must reach neither the repository's nor the one above.
@@ -257,7 +261,7 @@ before(() => {
   const bare = join(bareDir, "node_modules");
   cpSync(NPM, join(bare, "@seed", "service-client"), { recursive: true });
   link(bare, "@types/node", realpathSync(NODE_TYPES));
-  cpSync(realpathSync(join(ROOT, "node_modules", "undici")), join(bare, "undici"), { recursive: true });
+  cpSync(realpathSync(join(TOOLS_MODULES, "undici")), join(bare, "undici"), { recursive: true });
 });
 
 after(() => {
