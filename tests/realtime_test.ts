@@ -17,6 +17,8 @@ import { ServiceClient, ServiceGraphQLError } from "../mod.ts";
 import { type ConnectionState, RealtimeClient, type WebSocketConstructor } from "../src/realtime.ts";
 import type { AuthOptions } from "../src/auth.ts";
 import { type RealtimeServer, startRealtimeServer } from "./_realtime_server.ts";
+import { SignatureV4 } from "@smithy/signature-v4";
+import { Hash } from "@smithy/hash-node";
 
 /** The runtime's WebSocket, or `ws`'s where there is none (Node 18 and 20). */
 async function webSocketClass(): Promise<WebSocketConstructor> {
@@ -162,6 +164,53 @@ describe("RealtimeClient", () => {
     }
   });
 
+  it("iam: signs the connection as POST /graphql/connect with body {}, and each start for its data", async () => {
+    const credentials = {
+      accessKeyId: "AKIDEXAMPLE",
+      secretAccessKey: "secret-access-key",
+      sessionToken: "session",
+    };
+    const realtime = realtimeOf({ type: "iam", region: "eu-west-1", credentials });
+    const events = realtime.subscribe("subscription On($id: ID) { onPost(id: $id) { id } }", { id: "7" });
+    events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const graphql = new URL(server.url);
+    /** The Authorization header smithy computes for a POST of `body` to `path`, at the header's date. */
+    const smithy = async (path: string, body: string, sent: Record<string, string>) => {
+      const signer = new SignatureV4({
+        service: "appsync",
+        region: "eu-west-1",
+        credentials,
+        sha256: Hash.bind(null, "sha256"),
+        applyChecksum: false,
+      });
+      const date = sent["x-amz-date"]!.replace(
+        /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/,
+        "$1-$2-$3T$4:$5:$6Z",
+      );
+      const signed = await signer.sign({
+        method: "POST",
+        protocol: graphql.protocol,
+        hostname: graphql.hostname,
+        port: Number(graphql.port),
+        path,
+        headers: {
+          accept: sent.accept!,
+          "content-encoding": sent["content-encoding"]!,
+          "content-type": sent["content-type"]!,
+          host: graphql.host,
+        },
+        body,
+      }, { signingDate: new Date(date) });
+      return signed.headers.authorization;
+    };
+    const connect = server.connections[0]!.header!;
+    assert.equal(connect.authorization, await smithy("/graphql/connect", "{}", connect));
+    const start = startsOn(0)[0]!;
+    const authorization = start.payload.extensions.authorization;
+    assert.equal(authorization.authorization, await smithy("/graphql", start.payload.data, authorization));
+  });
+
   it("multiplexes two subscriptions on one socket, each with its own start and id", async () => {
     const realtime = realtimeOf();
     const a = realtime.subscribe<{ n: number }, { x: number }>("subscription A($x: Int) { a(x: $x) }", {
@@ -194,6 +243,19 @@ describe("RealtimeClient", () => {
     server.ackHeld();
     await server.until(() => server.connections[0]!.received.some((m) => m.type === "stop"), "the late stop");
     assert.equal(server.connections[0]!.live.size, 0);
+  });
+
+  it("never sends the start of a subscription ended before its socket was ready", async () => {
+    const realtime = realtimeOf();
+    const early = realtime.subscribe("subscription { early }");
+    await early.return!();
+    const later = realtime.subscribe("subscription { later }");
+    later.next();
+    await server.until(() => server.connections.at(-1)?.live.size === 1, "the later start");
+    const starts = server.connections.flatMap((connection) =>
+      connection.received.filter((m) => m.type === "start")
+    );
+    assert.deepEqual(starts.map((start) => JSON.parse(start.payload.data).query), ["subscription { later }"]);
   });
 
   it("throws a GraphQL error for a refused start, and the other subscriptions go on", async () => {
