@@ -10,7 +10,7 @@
  */
 
 import type { ClientState } from "./call.ts";
-import { hmac, hmacHex, hmacKey, sha256Hex } from "./crypto.ts";
+import { fastDigest, fastHmacKey } from "./crypto.ts";
 import type { ServiceHttpError } from "./errors.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type RecordSigner, recordSigner } from "./sigv4_signer.ts";
@@ -18,7 +18,7 @@ import { type RecordSigner, recordSigner } from "./sigv4_signer.ts";
 export { signingProblem } from "./crypto.ts";
 
 /** Signs a client request; see {@link RecordSigner}. */
-const signRecord: RecordSigner = /* @__PURE__ */ recordSigner(hmacKey, hmac, hmacHex, sha256Hex);
+const signRecord: RecordSigner = /* @__PURE__ */ recordSigner(fastHmacKey, fastDigest);
 
 /** The headers to send for one attempt, SigV4's included, signed at the client's corrected time. */
 export function signAttempt(

@@ -2,8 +2,9 @@
  * AWS Signature Version 4 for fetch requests: {@link signRequest} returns the headers to send,
  * `authorization`, `x-amz-date` and `x-amz-security-token` included. It follows AWS's signing
  * process (header signing, `AWS4-HMAC-SHA256`) as `@smithy/signature-v4` implements it for every
- * service but S3, and runs on the Web Crypto API wherever there is one; the npm build uses
- * `node:crypto` on Node and Bun.
+ * service but S3. It runs on `node:crypto` where the runtime hands it out (Deno 2, Node 20.16+,
+ * Bun: `process.getBuiltinModule`, no import a bundler would see), and on the Web Crypto API
+ * elsewhere (browsers, workers, Deno 1); the npm build uses `node:crypto` on Node and Bun.
  *
  * @example Sign a GraphQL request to an AppSync-shaped endpoint
  * ```ts
@@ -25,7 +26,7 @@
  * @module
  */
 
-import { hmac, hmacHex, hmacKey, sha256Hex } from "./crypto.ts";
+import { digest, hmacKey } from "./crypto.ts";
 import { signer } from "./sigv4_signer.ts";
 
 /**
@@ -135,8 +136,9 @@ export interface SignableRequest {
  * `@smithy/signature-v4` leaves unsigned). A given `host`, `date` or `authorization` is dropped;
  * a given `x-amz-content-sha256` is signed and stands for the body's hash, as in every AWS SDK.
  * The path is signed as `URL.pathname` gives it (dot segments resolved), without empty segments
- * and encoded twice, as for every AWS service but S3; the query is signed as `URL.searchParams`
- * reads it. The method is signed as fetch sends it: `delete`, `get`, `head`, `options`, `post` and
+ * and encoded twice, as for every AWS service but S3; the query's keys and values are signed with
+ * their `%XX` escapes decoded and a `+` read as a plus sign, as AWS reads them (`?filter=a+b` as
+ * `filter=a%2Bb`; write `%20` for a space), not as `URL.searchParams` reads them. The method is signed as fetch sends it: `delete`, `get`, `head`, `options`, `post` and
  * `put` uppercased, any other as given.
  *
  * Derived signing keys are cached per secret key, day, region and service (20 at most), as
@@ -175,4 +177,4 @@ export interface SignableRequest {
  * ```
  */
 export const signRequest: (request: SignableRequest, options: SignOptions) => Promise<Headers> =
-  /* @__PURE__ */ signer(hmacKey, hmac, hmacHex, sha256Hex);
+  /* @__PURE__ */ signer(hmacKey, digest);

@@ -17,19 +17,15 @@
  * @module
  */
 
-import type { HmacKey, MaybePromise } from "./crypto.ts";
+import type { Digest, HmacKey, KeyMaker, MaybePromise } from "./crypto.ts";
 import type { SignableRequest, SignOptions } from "./sigv4.ts";
 
 /** The primitives the signer runs on: the exports of `crypto.ts` or `crypto_node.ts`. */
 export interface SigningPrimitives<Key = HmacKey> {
   /** Turns a secret into an HMAC-SHA256 key. */
-  hmacKey(secret: string | Uint8Array | ArrayBuffer): MaybePromise<Key>;
-  /** HMAC-SHA256, as raw bytes. */
-  hmac(key: Key, data: string): MaybePromise<Uint8Array | ArrayBuffer>;
-  /** HMAC-SHA256, as lowercase hex. */
-  hmacHex(key: Key, data: string): MaybePromise<string>;
-  /** SHA-256, as lowercase hex. */
-  sha256Hex(data: string): MaybePromise<string>;
+  hmacKey: KeyMaker<Key>;
+  /** HMAC-SHA256 or SHA-256 (see {@link Digest}). */
+  digest: Digest<Key>;
 }
 
 /** Signs a request: `signRequest` of `sigv4.ts`. */
@@ -63,48 +59,38 @@ const text = <T>(from: T | undefined, field: keyof T & string, word?: 1, value?:
     ? value
     : invalid(field);
 
-// The last x-amz-date, and the time it was made for: formatting a date takes a tenth of a signature's
-// time on Node, and signers that sign many requests sign many within the same millisecond.
-let time: number, stamp: string;
+/** RFC 3986 percent-encoding: `encodeURIComponent`, plus `!'()*` (`escape` encodes the first four). */
+const uriEncode = (text: string) => encodeURIComponent(text).replace(/[!'()]/g, escape).replace(/\*/g, "%2A");
 
-/** RFC 3986 percent-encoding: `encodeURIComponent`, plus `!'()*`. */
-const uriEncode = (text: string) =>
-  encodeURIComponent(text).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
-
-/** The signing key for `secret` and `scope`, from `keys` or derived (and kept) now. */
-const keyFor = <Key>(
-  keys: Map<string, MaybePromise<Key>>,
-  hmacKey: SigningPrimitives<Key>["hmacKey"],
-  hmac: SigningPrimitives<Key>["hmac"],
-  secret: string,
-  scope: string,
-): MaybePromise<Key> => {
-  // The signing key is a function of the secret and the scope; the secret's length keeps the key unambiguous.
-  const cacheKey = secret.length + ":" + secret + scope;
-  let signingKey = keys.get(cacheKey);
-  if (!signingKey) {
-    if (keys.size >= SIGNING_KEY_CACHE_LIMIT) keys.clear();
-    keys.set(
-      cacheKey,
-      signingKey = scope.split("/").reduce(
-        async (key: MaybePromise<Key>, part) => hmacKey(await hmac(await key, part)),
-        hmacKey("AWS4" + secret),
-      ),
-    );
-  }
-  return signingKey;
-};
+/**
+ * The canonical path and query of `url`, on two lines. The path, as `URL.pathname` gives it (dot
+ * segments resolved), loses its empty segments and is encoded once more. The query's keys and
+ * values are decoded (a `+` stays a plus sign: see {@link signer}), encoded, then sorted by key and
+ * value (a space sorts before any encoded character, so sorting "key value" sorts by key, then by
+ * value). Without a query, no `URLSearchParams` is made: on Deno that costs a thirtieth of a signature.
+ */
+const target = (url: URL) =>
+  uriEncode(url.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/") + "\n" + (url.search &&
+    [...new URLSearchParams(url.search.replace(/\+/g, "%2B"))].map((pair) => pair.map(uriEncode).join(" "))
+      .sort().join("&").replace(/ /g, "="));
 
 /**
  * Makes a signer on the primitives given one by one. It keeps the signing keys it derives in
- * `keys`; past {@link SIGNING_KEY_CACHE_LIMIT} entries it empties it, so rotating credentials
- * cannot grow it. Its keys hold secret keys: pass a Map only to watch its size in a test.
+ * `keys`, one per secret key, day, region and service; past {@link SIGNING_KEY_CACHE_LIMIT} entries
+ * it empties it, so rotating credentials cannot grow it. Its keys hold secret keys: pass a Map only
+ * to watch its size in a test.
+ *
+ * A `+` in the query is a plus sign, not a space: `?filter=a+b` is signed as `filter=a%2Bb`, and
+ * `?filter=a%20b` as `filter=a%20b`. That is how AWS reads a query: its own signers decode `%XX`
+ * escapes only (the AWS Common Runtime's `aws-c-auth`, which the SDKs built on it use, and
+ * `@smithy/signature-v4` with the JavaScript SDK's URL parser), RFC 3986 gives `+` no special
+ * meaning, and AWS's documentation of the canonical request asks for spaces as `%20`, never `+`.
+ * `URLSearchParams` alone would read `+` as a space (HTML forms' encoding) and sign `%20` where
+ * the service reads a plus sign. To send a space, write `%20`.
  */
 export const signer = <Key>(
-  hmacKey: SigningPrimitives<Key>["hmacKey"],
-  hmac: SigningPrimitives<Key>["hmac"],
-  hmacHex: SigningPrimitives<Key>["hmacHex"],
-  sha256Hex: SigningPrimitives<Key>["sha256Hex"],
+  hmacKey: KeyMaker<Key>,
+  digest: Digest<Key>,
   keys: Map<string, MaybePromise<Key>> = new Map(),
 ): Signer =>
 async (request, options) => {
@@ -122,10 +108,7 @@ async (request, options) => {
   let field = "date", url: URL, headers: Headers, longDate: string;
   try {
     // An invalid Date throws here, and so does anything else without the methods of a Date.
-    // (`getTime`, not `+date`: a number must fail as it would without the last date.)
-    longDate = time === date.getTime()
-      ? stamp
-      : (stamp = date.toISOString().replace(/\.\d+|\W/g, ""), time = +date, stamp);
+    longDate = date.toISOString().replace(/\.\d+|\W/g, "");
     field = "url";
     url = new URL(request.url);
     field = "headers";
@@ -141,9 +124,23 @@ async (request, options) => {
   if (longDate[16]) invalid("date");
   // Hashed now, while the headers are worked out: on Web Crypto the hash runs off the main thread. (Also
   // when a given x-amz-content-sha256 makes it unneeded: that is rare, and a check costs bytes.)
-  const bodyHash = sha256Hex(body);
+  const bodyHash = digest(0, body, 1);
   const scope = `${longDate.slice(0, 8)}/${region}/${service}/aws4_request`;
-  const signingKey = keyFor(keys, hmacKey, hmac, secret, scope);
+  // The signing key, derived once per secret and scope. (Written out here and in recordSigner: as a
+  // function shared by both it costs each bundle 23 bytes.) Their concatenation names both: the
+  // scope is its last four parts, and only the secret may hold a "/".
+  const cacheKey = secret + scope;
+  let signingKey = keys.get(cacheKey);
+  if (!signingKey) {
+    if (keys.size >= SIGNING_KEY_CACHE_LIMIT) keys.clear();
+    keys.set(
+      cacheKey,
+      signingKey = scope.split("/").reduce(
+        async (key: MaybePromise<Key>, part) => hmacKey(await digest(await key, part)),
+        hmacKey("AWS4" + secret),
+      ),
+    );
+  }
 
   // As smithy does, drop `date`. `host` is the URL's (the one fetch sends), signed but not returned.
   // Headers iterate lowercase, trimmed and sorted: the canonical headers are read off them.
@@ -159,18 +156,18 @@ async (request, options) => {
   });
   headers.delete("host");
 
-  // The canonical request: the method, the path encoded once more, the query sorted (a space sorts before
-  // any encoded character, so sorting "key value" sorts by key, then by value; without a query,
-  // `searchParams` is not made: that costs a thirtieth of a signature on Deno), the headers, their
-  // names, and the payload hash, for which a given x-amz-content-sha256 stands, as in every AWS SDK.
-  const signature = await hmacHex(
+  // The canonical request: the method, path and query, the headers, their names, and the payload hash,
+  // for which a given x-amz-content-sha256 stands, as in every AWS SDK.
+  const signature = await digest(
     await signingKey,
-    `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await sha256Hex(
-      `${method}\n${uriEncode(url.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/")}\n${
-        url.search &&
-        [...url.searchParams].map((pair) => pair.map(uriEncode).join(" ")).sort().join("&").replace(/ /g, "=")
-      }\n${lines}\n${names}\n${headers.get("x-amz-content-sha256") ?? await bodyHash}`,
+    `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await digest(
+      0,
+      `${method}\n${target(url)}\n${lines}\n${names}\n${
+        headers.get("x-amz-content-sha256") ?? await bodyHash
+      }`,
+      1,
     )}`,
+    1,
   );
   // Key ID, region and service are words, the names are header names: Headers cannot refuse this value.
   headers.set(
@@ -184,7 +181,7 @@ async (request, options) => {
 export const createSigner = <Key>(
   primitives: SigningPrimitives<Key>,
   keys?: Map<string, MaybePromise<Key>>,
-): Signer => signer(primitives.hmacKey, primitives.hmac, primitives.hmacHex, primitives.sha256Hex, keys);
+): Signer => signer(primitives.hmacKey, primitives.digest, keys);
 
 /**
  * Signs for `ServiceClient`, on plain records: `headers` as the client builds them (lowercase names,
@@ -200,24 +197,22 @@ export type RecordSigner = (
   options: SignOptions,
 ) => Promise<Record<string, string>>;
 
-/** Makes a {@link RecordSigner} on the primitives given one by one (see {@link signer}). */
+/**
+ * Makes a {@link RecordSigner} on the primitives given one by one (see {@link signer}: the same
+ * canonical request, key cache and reading of `+`).
+ */
 export const recordSigner = <Key>(
-  hmacKey: SigningPrimitives<Key>["hmacKey"],
-  hmac: SigningPrimitives<Key>["hmac"],
-  hmacHex: SigningPrimitives<Key>["hmacHex"],
-  sha256Hex: SigningPrimitives<Key>["sha256Hex"],
+  hmacKey: KeyMaker<Key>,
+  digest: Digest<Key>,
   keys: Map<string, MaybePromise<Key>> = new Map(),
 ): RecordSigner => {
-  let href = "", host = "", target = "", second = NaN, lastDate = "";
+  let href = "", host = "", path = "", second = NaN, lastDate = "";
   return async (url, headers, body, { region, service, credentials, date = new Date() }) => {
     if (url !== href) {
       const parsed = new URL(url);
       href = url;
       host = parsed.host;
-      // The canonical path and query, as signer() makes them.
-      target = uriEncode(parsed.pathname.replace(/\/+/g, "/")).replace(/%2F/g, "/") + "\n" +
-        [...parsed.searchParams].map((pair) => pair.map(uriEncode).join(" ")).sort().join("&")
-          .replace(/ /g, "=");
+      path = target(parsed);
     }
     // x-amz-date has whole seconds: the text is made once a second.
     if (Math.floor(+date / 1000) !== second) {
@@ -225,10 +220,22 @@ export const recordSigner = <Key>(
       lastDate = date.toISOString().replace(/\.\d+|\W/g, "");
     }
     // Another signature may change the cached parts while this one waits: read them now.
-    const longDate = lastDate, path = target;
+    const longDate = lastDate, canonicalTarget = path, secret = credentials.secretAccessKey;
     // Hashed first: on Web Crypto the hash runs off the main thread while the headers are worked out.
-    const payloadHash = headers["x-amz-content-sha256"] ?? sha256Hex(body);
+    const payloadHash = headers["x-amz-content-sha256"] ?? digest(0, body, 1);
     const scope = `${longDate.slice(0, 8)}/${region}/${service}/aws4_request`;
+    const cacheKey = secret + scope;
+    let signingKey = keys.get(cacheKey);
+    if (!signingKey) {
+      if (keys.size >= SIGNING_KEY_CACHE_LIMIT) keys.clear();
+      keys.set(
+        cacheKey,
+        signingKey = scope.split("/").reduce(
+          async (key: MaybePromise<Key>, part) => hmacKey(await digest(await key, part)),
+          hmacKey("AWS4" + secret),
+        ),
+      );
+    }
     const sent: Record<string, string> = {};
     for (const name in headers) if (name != "date") sent[name] = headers[name]!; // as smithy does
     sent["x-amz-date"] = longDate;
@@ -243,12 +250,14 @@ export const recordSigner = <Key>(
         names += (names && ";") + name;
       }
     }
-    const signingKey = keyFor(keys, hmacKey, hmac, credentials.secretAccessKey, scope);
-    const signature = await hmacHex(
+    const signature = await digest(
       await signingKey,
-      `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await sha256Hex(
-        `POST\n${path}\n${lines}\n${names}\n${await payloadHash}`,
+      `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${await digest(
+        0,
+        `POST\n${canonicalTarget}\n${lines}\n${names}\n${await payloadHash}`,
+        1,
       )}`,
+      1,
     );
     sent.authorization =
       `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;

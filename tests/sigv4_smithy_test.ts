@@ -7,7 +7,13 @@
  * name and on failure) and change its size with `SIGV4_CASES=<n>`.
  *
  * Smithy gets what an SDK client would give it for the same fetch request: the URL's host (with a
- * non-default port) as `host`, the URL's path as sent, and its query as decoded pairs.
+ * non-default port) as `host`, the URL's path as sent, and its query as decoded pairs, read as the
+ * SDK's URL parser and the AWS Common Runtime read it: `%XX` escapes decoded, a `+` kept as a plus
+ * sign. Generated queries hold `+`, `%20` and `%2B` in keys and values.
+ *
+ * Every signer variant is checked: `signRequest`, and the signer and the client's record signer on
+ * each crypto variant (`crypto.ts` as loaded here, `crypto.ts` on Web Crypto under Deno, and
+ * `crypto_node.ts`), each with both of its pairs of primitives.
  *
  * @module
  */
@@ -22,9 +28,11 @@ import {
   SignatureV4,
 } from "@smithy/signature-v4";
 import { Hash } from "@smithy/hash-node";
+import * as webPrimitives from "../src/crypto.ts";
+import type { Digest, KeyMaker } from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { type AwsCredentials, type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
-import { createSigner, recordSigner } from "../src/sigv4_signer.ts";
+import { type RecordSigner, recordSigner, type Signer, signer } from "../src/sigv4_signer.ts";
 import { UNSIGNABLE_HEADER } from "../src/sigv4_signer.ts";
 
 const SEED = Number(process.env.SIGV4_SEED ?? Math.floor(Math.random() * 2 ** 32));
@@ -34,7 +42,7 @@ const CASES = Number(process.env.SIGV4_CASES ?? 2000);
 async function signWithSmithy(request: SignableRequest, options: SignOptions): Promise<Headers> {
   const url = new URL(request.url);
   const query: Record<string, string | string[]> = {};
-  for (const [key, value] of url.searchParams) {
+  for (const [key, value] of queryPairs(url.search)) {
     const seen = query[key];
     query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
   }
@@ -60,6 +68,15 @@ async function signWithSmithy(request: SignableRequest, options: SignOptions): P
   assert.equal(sent.get("host"), url.host);
   sent.delete("host"); // fetch sets it from the URL
   return sent;
+}
+
+/** A query's pairs as AWS reads them: split on `&` and the first `=`, `%XX` decoded, `+` left alone. */
+function queryPairs(search: string): [string, string][] {
+  return search.slice(1).split("&").filter(Boolean).map((pair) => {
+    const at = pair.indexOf("=");
+    const [key, value] = at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)];
+    return [decodeURIComponent(key), decodeURIComponent(value)];
+  });
 }
 
 /** Mulberry32: a tiny seeded generator of floats in [0, 1). */
@@ -90,6 +107,8 @@ const EXTRA_HEADERS = (
   "x-amzn-trace-id proxy-foo Sec-Fetch-Site te expect from keep-alive max-forwards trailer upgrade connection " +
   "transfer-encoding proxy sec tes"
 ).split(" ");
+// Pieces of hand-written queries ("|"-separated): plus signs and spaces in their three spellings.
+const QUERY_TEXT = "a|Z|0|+|++|%20|%2B|%2b|-|_|.|~|%3D|%26|%C3%A9|*".split("|");
 const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -117,7 +136,14 @@ export function generateRequest(random: () => number): GeneratedCase {
   const path = chance(0.6) ? "/graphql" : pick(PATHS);
   const url = new URL(`${chance(0.9) ? "https" : "http"}://${host}${port}${path}`);
   if (chance(0.3)) {
+    // URLSearchParams writes a space as "+" and a plus sign as "%2B".
     for (let n = 1 + int(4); n > 0; n--) url.searchParams.append(text(TEXT, 4), text(TEXT, 6));
+  } else if (chance(0.15)) {
+    // Written by hand: a raw "+" (a plus sign to AWS), "%20" (a space) and "%2B" (a plus sign).
+    const piece = () => text(QUERY_TEXT, 4);
+    url.search = Array.from({ length: 1 + int(4) }, () => piece() + (chance(0.8) ? "=" + piece() : "")).join(
+      "&",
+    );
   } else if (chance(0.05)) {
     url.search = pick(["?a", "?=x", "?a=1&a=", "?b=2&a=1&a=0", "?x=%F0%9F%98%80"]);
   }
@@ -178,21 +204,73 @@ export function generateRequest(random: () => number): GeneratedCase {
   return { request, options: { region, service: "appsync", credentials, date: new Date(time) } };
 }
 
-const onNodeCrypto = createSigner(nodePrimitives);
-// The client's signer on plain records: one instance for every case, so its URL and date caches are
-// exercised across changing URLs and dates.
-const onRecords = recordSigner(
-  nodePrimitives.hmacKey,
-  nodePrimitives.hmac,
-  nodePrimitives.hmacHex,
-  nodePrimitives.sha256Hex,
-);
+/**
+ * `crypto.ts` as pages and Deno 1 run it, on Web Crypto: a fresh copy of the module, loaded while
+ * `process.getBuiltinModule` is out of sight. Under Deno only, which runs the source (the built
+ * package's tests import compiled files, which this cannot reload).
+ */
+async function webCryptoCopy(): Promise<typeof webPrimitives | undefined> {
+  if (!("Deno" in globalThis) || !globalThis.crypto?.subtle) return undefined;
+  const host = (globalThis as { process?: { getBuiltinModule?: unknown } }).process;
+  const saved = host?.getBuiltinModule;
+  if (host) host.getBuiltinModule = undefined;
+  try {
+    return await import(new URL("../src/crypto.ts", import.meta.url).href + "?web-crypto");
+  } finally {
+    if (host) host.getBuiltinModule = saved;
+  }
+}
+
+/** A signer and the client's record signer on one pair of primitives. */
+interface Variant {
+  label: string;
+  sign: Signer;
+  /** One instance for every case, so that its URL and date caches see changing URLs and dates. */
+  signRecord: RecordSigner;
+}
+
+const loadedOn = webPrimitives.hmacKey("probe") instanceof Promise ? "Web Crypto" : "node:crypto";
+const webCopy = await webCryptoCopy();
+const variants: Variant[] = [];
+for (
+  const [label, module] of [
+    [
+      `crypto.ts (${loadedOn}, as loaded here)`,
+      loadedOn == "node:crypto" || globalThis.crypto?.subtle ? webPrimitives : undefined,
+    ],
+    ["crypto.ts on Web Crypto (a second copy)", webCopy],
+    ["crypto_node.ts", nodePrimitives],
+  ] as const
+) {
+  if (!module) continue;
+  for (
+    const [pair, hmacKey, digest] of [
+      ["hmacKey/digest", module.hmacKey, module.digest],
+      ["fastHmacKey/fastDigest", module.fastHmacKey, module.fastDigest],
+    ] as const
+  ) {
+    variants.push({
+      label: `${label}, ${pair}`,
+      sign: signer(hmacKey as KeyMaker<unknown>, digest as Digest<unknown>),
+      signRecord: recordSigner(hmacKey as KeyMaker<unknown>, digest as Digest<unknown>),
+    });
+  }
+}
 
 /** Signs `request` as ServiceClient does: headers as a record (lower-case, normalized), no host. */
-async function signAsClient(request: SignableRequest, options: SignOptions): Promise<[string, string][]> {
+async function signAsClient(
+  signRecord: RecordSigner,
+  request: SignableRequest,
+  options: SignOptions,
+): Promise<[string, string][]> {
   const given = new Headers(request.headers);
   given.delete("host");
-  const signed = await onRecords(String(request.url), Object.fromEntries(given), request.body ?? "", options);
+  const signed = await signRecord(
+    String(request.url),
+    Object.fromEntries(given),
+    request.body ?? "",
+    options,
+  );
   return Object.entries(signed).sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
@@ -212,12 +290,18 @@ describe("differential against @smithy/signature-v4", () => {
       const { request, options } = generateRequest(random);
       const expected = [...await signWithSmithy(request, options)];
       try {
-        assert.deepEqual([...await signRequest(request, options)], expected, "crypto.ts");
-        assert.deepEqual([...await onNodeCrypto(request, options)], expected, "crypto_node.ts");
-        if (request.method.toUpperCase() === "POST") {
-          assert.deepEqual(await signAsClient(request, options), expected, "the client's record signer");
-          recordCases++;
+        assert.deepEqual([...await signRequest(request, options)], expected, "signRequest");
+        for (const { label, sign, signRecord } of variants) {
+          assert.deepEqual([...await sign(request, options)], expected, `the signer on ${label}`);
+          if (request.method.toUpperCase() === "POST") {
+            assert.deepEqual(
+              await signAsClient(signRecord, request, options),
+              expected,
+              `the client's record signer on ${label}`,
+            );
+          }
         }
+        if (request.method.toUpperCase() === "POST") recordCases++;
       } catch (error) {
         const replay = `SIGV4_SEED=${SEED} SIGV4_CASES=${index + 1}`;
         throw new Error(
@@ -274,6 +358,14 @@ describe("differential against @smithy/signature-v4", () => {
       method: "GET",
       url: "https://h.example/?b=2&a=2&a=1&a-b=0&%F0%9F%98%80=x",
     }],
+    ["a + in query keys and values is a plus sign, as %2B is", {
+      method: "GET",
+      url: "https://h.example/graphql?filter=a+b&c+d=1&e=%2B&f=a%20b&g+=+&%2B=x+y+z",
+    }],
+    ["a + and %20 in the same query", {
+      method: "POST",
+      url: "https://h.example/graphql?q=a+b%20c&q=a%2Bb+c",
+    }],
     ["unsignable headers are sent but not signed", {
       method: "POST",
       url: "https://h.example/graphql",
@@ -306,6 +398,24 @@ describe("differential against @smithy/signature-v4", () => {
       headers: { "x-a": "  a \t\t b   c  ", "x-b": "" },
     }],
   ];
+  it("signs ?filter=a+b as ?filter=a%2Bb, and not as ?filter=a%20b", async () => {
+    const options = { region: "eu-west-1", service: "appsync", credentials, date };
+    const at = async (query: string) =>
+      (await signRequest({ method: "GET", url: `https://h.example/graphql?${query}` }, options)).get(
+        "authorization",
+      );
+    assert.equal(await at("filter=a+b"), await at("filter=a%2Bb"));
+    assert.notEqual(await at("filter=a+b"), await at("filter=a%20b"));
+    assert.equal(await at("a+b=1"), await at("a%2Bb=1"));
+    assert.notEqual(await at("a+b=1"), await at("a%20b=1"));
+    for (const { label, signRecord } of variants) {
+      const url = "https://h.example/graphql?filter=a+b";
+      const plus = await signRecord(url, {}, "", options);
+      const encoded = await signRecord("https://h.example/graphql?filter=a%2Bb", {}, "", options);
+      assert.equal(plus.authorization, encoded.authorization, label);
+    }
+  });
+
   for (const [name, request] of cases) {
     it(name, async () => {
       for (const sessionToken of [undefined, "token"]) {

@@ -4,8 +4,12 @@
  * `.creq`, `.sts` and `.authz` files.
  *
  * Each case is signed as fetch would send it (its URL, headers and body), by `signRequest` and by
- * signers on both crypto variants whose primitives are watched: the canonical request is the last
- * text hashed with SHA-256, the string to sign the text signed with `hmacHex`.
+ * signers on every crypto variant, whose `digest` is watched: the canonical request is the last text
+ * hashed with SHA-256 to hex, the string to sign the text signed with HMAC to hex. The variants:
+ * `crypto.ts` as this runtime loads it (on `node:crypto` through `process.getBuiltinModule` where
+ * there is one), `crypto.ts` on Web Crypto (as pages and Deno 1 run it: under Deno, a second copy
+ * loaded with `process.getBuiltinModule` out of sight), and `crypto_node.ts`; each with both of its
+ * pairs of primitives (`hmacKey`/`digest` for `signRequest`, `fastHmacKey`/`fastDigest` for the client).
  *
  * Three cases cannot be sent through fetch (repeated or multi-line headers); they are listed, with
  * the reason, and the reason itself is checked. Two more have a raw space or UTF-8 in the request
@@ -26,6 +30,7 @@ import { fileURLToPath } from "node:url";
 import * as webPrimitives from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
+import type { Digest } from "../src/crypto.ts";
 import { createSigner, type SigningPrimitives } from "../src/sigv4_signer.ts";
 
 const SUITE_DIR = process.env.SIGV4_SUITE ??
@@ -143,22 +148,56 @@ async function stages(
   options: SignOptions,
 ): Promise<{ creq: string; sts: string; authz: string }> {
   const hashed: string[] = [], signed: string[] = [];
-  const headers = await createSigner({
-    ...primitives,
-    sha256Hex: (data) => (hashed.push(data), primitives.sha256Hex(data)),
-    hmacHex: (key, data) => (signed.push(data), primitives.hmacHex(key, data)),
-  })(request, options);
+  const watched = ((key: unknown, data: string, hex?: 1) => {
+    if (hex) (key ? signed : hashed).push(data);
+    return (primitives.digest as (key: unknown, data: string, hex?: 1) => unknown)(key, data, hex);
+  }) as Digest<unknown>;
+  const headers = await createSigner({ hmacKey: primitives.hmacKey, digest: watched })(request, options);
   assert.equal(signed.length, 1);
   return { creq: hashed.at(-1)!, sts: signed[0]!, authz: headers.get("authorization")! };
 }
 
+/**
+ * `crypto.ts` as pages and Deno 1 run it, on Web Crypto: a fresh copy of the module, loaded while
+ * `process.getBuiltinModule` is out of sight. Under Deno only, which runs the source (the built
+ * package's tests import compiled files, which this cannot reload).
+ */
+async function webCryptoCopy(): Promise<typeof webPrimitives | undefined> {
+  if (!("Deno" in globalThis) || !globalThis.crypto?.subtle) return undefined;
+  const host = (globalThis as { process?: { getBuiltinModule?: unknown } }).process;
+  const saved = host?.getBuiltinModule;
+  if (host) host.getBuiltinModule = undefined;
+  try {
+    return await import(new URL("../src/crypto.ts", import.meta.url).href + "?web-crypto");
+  } finally {
+    if (host) host.getBuiltinModule = saved;
+  }
+}
+
 /** Node 18 has no global `crypto`: there the npm build signs with crypto_node.ts only. */
 const noWebCrypto = globalThis.crypto?.subtle ? false : "no Web Crypto global here (Node 18)";
+const loaded = webPrimitives.hmacKey("probe") instanceof Promise ? "Web Crypto" : "node:crypto";
+const webCopy = await webCryptoCopy();
 
-const variants: [string, SigningPrimitives<unknown>, string | false][] = [
-  ["crypto.ts (Web Crypto)", webPrimitives as SigningPrimitives<unknown>, noWebCrypto],
-  ["crypto_node.ts (node:crypto)", nodePrimitives as SigningPrimitives<unknown>, false],
-];
+/** Each crypto variant with each of its pairs of primitives; `skip` says why a variant cannot run here. */
+const variants: [label: string, primitives: SigningPrimitives<unknown>, skip: string | false][] = [];
+for (
+  const [label, module, skip] of [
+    [`crypto.ts (${loaded}, as loaded here)`, webPrimitives, loaded == "Web Crypto" && noWebCrypto],
+    [
+      "crypto.ts on Web Crypto (a second copy)",
+      webCopy,
+      !webCopy && "a second copy of crypto.ts loads under Deno only",
+    ],
+    ["crypto_node.ts (node:crypto)", nodePrimitives, false],
+  ] as const
+) {
+  const pair = (hmacKey?: unknown, digest?: unknown) => ({ hmacKey, digest }) as SigningPrimitives<unknown>;
+  variants.push(
+    [`${label}, hmacKey/digest`, pair(module?.hmacKey, module?.digest), skip],
+    [`${label}, fastHmacKey/fastDigest`, pair(module?.fastHmacKey, module?.fastDigest), skip],
+  );
+}
 
 describe("AWS SigV4 test suite", () => {
   it("has its 31 cases, 28 of which fetch can send", () => {
@@ -237,10 +276,12 @@ describe("AWS SigV4 test suite", () => {
         }
       }
 
-      it("a signer on node:crypto signs exactly as the one on Web Crypto", async () => {
-        const onNode = await createSigner(nodePrimitives)(request, options);
-        assert.deepEqual([...onNode], [...await signRequest(request, options)]);
-      });
+      for (const [label, primitives, skip] of variants) {
+        it(`signs exactly as signRequest does, on ${label}`, { skip }, async () => {
+          const signed = await createSigner(primitives)(request, options);
+          assert.deepEqual([...signed], [...await signRequest(request, options)]);
+        });
+      }
     });
   }
 

@@ -8,9 +8,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as webPrimitives from "../src/crypto.ts";
+import type { Digest, KeyMaker } from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
-import { createSigner, recordSigner, SIGNING_KEY_CACHE_LIMIT } from "../src/sigv4_signer.ts";
+import { createSigner, recordSigner, signer, SIGNING_KEY_CACHE_LIMIT } from "../src/sigv4_signer.ts";
 import { invalid } from "../src/validate.ts";
 
 const SECRET = "SENTINEL/secret+access+key";
@@ -123,7 +124,7 @@ describe("signRequest: bad input", () => {
     });
   }
 
-  it("rejects a number as the date even right after a Date of that time (the last x-amz-date is kept)", async () => {
+  it("rejects a number as the date, even right after signing at that time", async () => {
     await signRequest(request, options);
     const date = options.date!.getTime() as unknown as Date;
     await assert.rejects(signRequest(request, { ...options, date }), {
@@ -273,8 +274,7 @@ describe("signing-key cache", () => {
 
   it(`the client's record signer keeps at most ${SIGNING_KEY_CACHE_LIMIT} keys too`, async () => {
     const keys = new Map();
-    const { hmacKey, hmac, hmacHex, sha256Hex } = nodePrimitives;
-    const sign = recordSigner(hmacKey, hmac, hmacHex, sha256Hex, keys);
+    const sign = recordSigner(nodePrimitives.fastHmacKey, nodePrimitives.fastDigest, keys);
     for (let n = 0; n < 5 * SIGNING_KEY_CACHE_LIMIT; n++) {
       await sign(String(request.url), {}, request.body!, {
         ...options,
@@ -286,10 +286,9 @@ describe("signing-key cache", () => {
   });
 
   it("caches a key under the same name in signRequest's signer and the record signer", async () => {
-    // Both signers go through keyFor: a key either one derives, the other finds.
+    // Both signers name a key by the secret and the scope: a key either one derives, the other finds.
     const keys = new Map();
-    const { hmacKey, hmac, hmacHex, sha256Hex } = nodePrimitives;
-    const record = recordSigner(hmacKey, hmac, hmacHex, sha256Hex, keys);
+    const record = recordSigner(nodePrimitives.hmacKey, nodePrimitives.digest, keys);
     await createSigner(nodePrimitives, keys)(request, options);
     const [cached] = [...keys.values()];
     await record(String(request.url), {}, request.body!, options);
@@ -323,6 +322,17 @@ describe("signing-key cache", () => {
       { service: "execute-api" },
       { date: new Date("2024-05-07T07:08:09Z") },
       { region: "eu-west-1a", service: "ppsync" }, // the same letters, split differently
+      // The key is named by the secret and the scope together: a secret that ends as a scope begins.
+      {
+        credentials: {
+          accessKeyId: KEY_ID,
+          secretAccessKey: `${SECRET}/20240506/eu-west-1/appsync/aws4_request`,
+        },
+      },
+      {
+        credentials: { accessKeyId: KEY_ID, secretAccessKey: `${SECRET}2` },
+        date: new Date("2024-05-06T00:00:00Z"),
+      },
     ];
     for (const change of variants) {
       const fresh = await createSigner(webPrimitives)(request, { ...options, ...change });
@@ -334,21 +344,33 @@ describe("signing-key cache", () => {
     }
   });
 
-  // In the npm build, crypto.ts is mapped to crypto_node.ts: there is no CryptoKey to look at.
-  const onWebCrypto = !!globalThis.crypto?.subtle && webPrimitives.hmacKey("probe") instanceof Promise;
-  const skip = onWebCrypto ? false : "crypto.ts is mapped to crypto_node.ts here (npm build on Node)";
-  it("keeps the imported CryptoKey on Web Crypto: non-extractable, for signing only", { skip }, async () => {
-    const keys = new Map<string, webPrimitives.MaybePromise<CryptoKey>>();
-    const sign = createSigner(webPrimitives, keys);
-    const first = await sign(request, options);
-    const [cached] = [...keys.values()];
-    const key = await cached!;
-    assert.ok(key instanceof CryptoKey);
-    assert.equal(key.extractable, false);
-    assert.deepEqual(key.usages, ["sign"]);
-    assert.deepEqual([...await sign(request, options)], [...first]);
-    assert.equal(keys.size, 1);
-    assert.equal([...keys.values()][0], cached);
+  // On Web Crypto only: crypto.ts under Deno 2, Node and Bun (and crypto_node.ts) keep no CryptoKey.
+  it("keeps the imported CryptoKey on Web Crypto: non-extractable, for signing only", async (t) => {
+    const onWebCrypto = await webCryptoCopy() ??
+      (globalThis.crypto?.subtle && webPrimitives.hmacKey("probe") instanceof Promise
+        ? webPrimitives
+        : undefined);
+    if (!onWebCrypto) {
+      return t.skip("crypto.ts runs on node:crypto here, and Deno is needed to load it on Web Crypto");
+    }
+    for (
+      const [hmacKey, digest] of [[onWebCrypto.hmacKey, onWebCrypto.digest], [
+        onWebCrypto.fastHmacKey,
+        onWebCrypto.fastDigest,
+      ]] as const
+    ) {
+      const keys = new Map<string, webPrimitives.MaybePromise<webPrimitives.HmacKey>>();
+      const sign = signer(hmacKey, digest, keys);
+      const first = await sign(request, options);
+      const [cached] = [...keys.values()];
+      const key = await cached!;
+      assert.ok(key instanceof CryptoKey);
+      assert.equal(key.extractable, false);
+      assert.deepEqual(key.usages, ["sign"]);
+      assert.deepEqual([...await sign(request, options)], [...first]);
+      assert.equal(keys.size, 1);
+      assert.equal([...keys.values()][0], cached);
+    }
   });
 
   it("keeps secrets out of sight: a signed Headers holds no secret key", async () => {
@@ -357,21 +379,80 @@ describe("signing-key cache", () => {
   });
 });
 
+/**
+ * `crypto.ts` as pages and Deno 1 run it, on Web Crypto: a fresh copy of the module, loaded while
+ * `process.getBuiltinModule` is out of sight. Under Deno only, which runs the source (the built
+ * package's tests import compiled files, which this cannot reload).
+ */
+async function webCryptoCopy(): Promise<typeof webPrimitives | undefined> {
+  if (!("Deno" in globalThis) || !globalThis.crypto?.subtle) return undefined;
+  const host = (globalThis as { process?: { getBuiltinModule?: unknown } }).process;
+  const saved = host?.getBuiltinModule;
+  if (host) host.getBuiltinModule = undefined;
+  try {
+    return await import(new URL("../src/crypto.ts", import.meta.url).href + "?web-crypto");
+  } finally {
+    if (host) host.getBuiltinModule = saved;
+  }
+}
+
 describe("crypto variants", () => {
   const inputs = ["", "a", "é😀\u0000", "x".repeat(1000), '{"query":"{ a }","variables":{"s":""}}'];
+  // Keys of every length class: short, exactly one SHA-256 block (64 bytes), and longer (hashed first).
+  const secrets = [
+    "k",
+    "clé 😀",
+    new Uint8Array([0, 1, 255]),
+    new Uint8Array(64).fill(7).buffer,
+    "x".repeat(64),
+    "y".repeat(65),
+    "AWS4" + "é".repeat(40),
+  ];
+  const byteString = (value: unknown) =>
+    value instanceof ArrayBuffer || value instanceof Uint8Array ? [...new Uint8Array(value)].join() : value;
 
   const noWebCrypto = globalThis.crypto?.subtle ? false : "no Web Crypto global here (Node 18)";
-  it("crypto_node.ts computes what crypto.ts computes", { skip: noWebCrypto }, async () => {
+  it("every pair of primitives computes what Web Crypto computes", { skip: noWebCrypto }, async () => {
+    const reference = await webCryptoCopy() ??
+      (webPrimitives.hmacKey("probe") instanceof Promise ? webPrimitives : undefined);
+    const subtle = globalThis.crypto.subtle;
+    const modules = [webPrimitives, nodePrimitives, ...(reference ? [reference] : [])];
     for (const data of inputs) {
-      assert.equal(await nodePrimitives.sha256Hex(data), await webPrimitives.sha256Hex(data));
-      for (const secret of ["k", "clé 😀", new Uint8Array([0, 1, 255]), new Uint8Array(64).buffer]) {
-        const webKey = await webPrimitives.hmacKey(secret);
-        const nodeKey = await nodePrimitives.hmacKey(secret);
-        assert.equal(await nodePrimitives.hmacHex(nodeKey, data), await webPrimitives.hmacHex(webKey, data));
-        assert.deepEqual(
-          new Uint8Array(await nodePrimitives.hmac(nodeKey, data)),
-          new Uint8Array(await webPrimitives.hmac(webKey, data)),
-        );
+      const expectedHash = [
+        ...new Uint8Array(await subtle.digest("SHA-256", new TextEncoder().encode(data))),
+      ];
+      for (const module of modules) {
+        for (
+          const [hmacKey, digest] of [[module.hmacKey, module.digest], [
+            module.fastHmacKey,
+            module.fastDigest,
+          ]]
+        ) {
+          const hex = await (digest as Digest<unknown>)(0, data, 1);
+          assert.equal(hex, expectedHash.map((byte) => byte.toString(16).padStart(2, "0")).join(""));
+          assert.deepEqual([...new Uint8Array(await (digest as Digest<unknown>)(0, data))], expectedHash);
+          for (const secret of secrets) {
+            const raw = typeof secret == "string" ? new TextEncoder().encode(secret) : secret;
+            const webKey = await subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
+              "sign",
+            ]);
+            const expected = new Uint8Array(
+              await subtle.sign("HMAC", webKey, new TextEncoder().encode(data)),
+            );
+            const key = await (hmacKey as KeyMaker<unknown>)(secret);
+            const what = `${byteString(secret)} / ${data.slice(0, 20)}`;
+            assert.deepEqual(
+              [...new Uint8Array(await (digest as Digest<unknown>)(key, data))],
+              [...expected],
+              what,
+            );
+            assert.equal(
+              await (digest as Digest<unknown>)(key, data, 1),
+              [...expected].map((byte) => byte.toString(16).padStart(2, "0")).join(""),
+              what,
+            );
+          }
+        }
       }
     }
   });
@@ -384,16 +465,53 @@ describe("crypto variants", () => {
   });
 
   it("crypto_node.ts answers synchronously, so the signer's awaits cost next to nothing", () => {
-    const key = nodePrimitives.hmacKey("k");
-    assert.ok(!(key instanceof Promise));
     for (
-      const value of [
-        nodePrimitives.hmac(key, "d"),
-        nodePrimitives.hmacHex(key, "d"),
-        nodePrimitives.sha256Hex("d"),
-      ]
+      const [hmacKey, digest] of [[nodePrimitives.hmacKey, nodePrimitives.digest], [
+        nodePrimitives.fastHmacKey,
+        nodePrimitives.fastDigest,
+      ]] as const
     ) {
-      assert.ok(!(value instanceof Promise));
+      const key = hmacKey("k");
+      assert.ok(!(key instanceof Promise));
+      for (const value of [digest(key, "d"), digest(key, "d", 1), digest(0, "d", 1)]) {
+        assert.ok(!(value instanceof Promise));
+      }
     }
+  });
+
+  const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: unknown } }).process
+    ?.getBuiltinModule;
+  it("crypto.ts runs on node:crypto where process.getBuiltinModule hands it out, and answers synchronously", {
+    skip: typeof getBuiltinModule == "function" ? false : "no process.getBuiltinModule here",
+  }, () => {
+    for (
+      const [hmacKey, digest] of [[webPrimitives.hmacKey, webPrimitives.digest], [
+        webPrimitives.fastHmacKey,
+        webPrimitives.fastDigest,
+      ]] as const
+    ) {
+      const key = hmacKey("k");
+      assert.ok(!(key instanceof Promise));
+      for (const value of [digest(key as never, "d"), digest(key as never, "d", 1), digest(0, "d", 1)]) {
+        assert.ok(!(value instanceof Promise));
+      }
+    }
+    assert.equal(webPrimitives.signingProblem(), "");
+  });
+
+  it("crypto.ts runs on Web Crypto without process.getBuiltinModule (pages, Deno 1)", async (t) => {
+    const copy = await webCryptoCopy();
+    if (!copy) return t.skip("a second copy of crypto.ts loads under Deno only");
+    for (
+      const [hmacKey, digest] of [[copy.hmacKey, copy.digest], [copy.fastHmacKey, copy.fastDigest]] as const
+    ) {
+      const key = hmacKey("k");
+      assert.ok(key instanceof Promise);
+      const cryptoKey = await key;
+      assert.ok(cryptoKey instanceof CryptoKey);
+      assert.equal(cryptoKey.extractable, false);
+      assert.ok(digest(0, "d", 1) instanceof Promise);
+    }
+    assert.equal(copy.signingProblem(), "");
   });
 });
