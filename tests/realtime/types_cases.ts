@@ -1,0 +1,79 @@
+/**
+ * Type tests of `RealtimeClient.subscribe`: the same documents and typing as `request` (a string
+ * with `<Data, Variables>`, typed document nodes and strings), variables required exactly when the
+ * operation needs them, the iterator's item typed as the result, and the options checked.
+ *
+ * Nothing here runs: `deno task check` compiles it, and fails on an `@ts-expect-error` whose line
+ * stops failing.
+ *
+ * @module
+ */
+
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import type { ServiceClient } from "../../mod.ts";
+import {
+  type ConnectionState,
+  RealtimeClient,
+  type SubscribeArgs,
+  type WebSocketConstructor,
+} from "../../src/realtime.ts";
+import { assertType, type IsExact } from "../types/_assert.ts";
+import type { NoVariables, TypedDocumentString } from "../types/_codegen_shapes.ts";
+
+declare const client: ServiceClient;
+declare const signal: AbortSignal;
+
+type OnPost = { onPost: { id: string; title: string } };
+declare const OnPostNode: TypedDocumentNode<OnPost, { author: string }>;
+declare const OnAnyNode: TypedDocumentNode<OnPost, Record<string, never>>;
+declare const OnPostString: TypedDocumentString<OnPost, NoVariables>;
+
+/** Items are typed from the document, or from the type arguments of a string. */
+export async function items(realtime: RealtimeClient): Promise<void> {
+  for await (const data of realtime.subscribe(OnPostNode, { author: "a" })) {
+    assertType<IsExact<typeof data, OnPost>>();
+  }
+  for await (const data of realtime.subscribe(OnPostString)) assertType<IsExact<typeof data, OnPost>>();
+  for await (const data of realtime.subscribe<OnPost>("subscription { onPost { id title } }")) {
+    assertType<IsExact<typeof data, OnPost>>();
+  }
+  for await (const data of realtime.subscribe("subscription { x }")) {
+    assertType<IsExact<typeof data, unknown>>();
+  }
+  const events = realtime.subscribe(OnAnyNode, undefined, { signal });
+  assertType<IsExact<typeof events, AsyncIterableIterator<OnPost>>>();
+}
+
+/** Variables: required when the operation has required ones, optional otherwise, always checked. */
+export function variables(realtime: RealtimeClient): void {
+  // @ts-expect-error TS2554: `author` is required, so are the variables
+  realtime.subscribe(OnPostNode);
+  // @ts-expect-error TS2322: `author` is a string
+  realtime.subscribe(OnPostNode, { author: 1 });
+  realtime.subscribe<OnPost, { author: string }>(
+    "subscription On($author: String!) { onPost(author: $author) { id } }",
+    {
+      author: "a",
+    },
+  );
+  // @ts-expect-error TS2554: the type arguments make the variables required
+  realtime.subscribe<OnPost, { author: string }>(
+    "subscription On($author: String!) { onPost(author: $author) { id } }",
+  );
+  realtime.subscribe(OnAnyNode);
+  assertType<IsExact<SubscribeArgs<{ id?: string }>[0], { id?: string } | undefined>>();
+}
+
+/** Options and the constructor's options. */
+export function options(realtime: RealtimeClient, ws: WebSocketConstructor): void {
+  // @ts-expect-error TS2353: `timeoutMs` is not a subscription option
+  realtime.subscribe(OnAnyNode, undefined, { timeoutMs: 1 });
+  new RealtimeClient(client, { webSocket: WebSocket, authIn: "query", url: "wss://x/graphql/realtime" });
+  new RealtimeClient(client, {
+    webSocket: ws,
+    onStateChange: (state) => assertType<IsExact<typeof state, ConnectionState>>(),
+  });
+  // @ts-expect-error TS2322: "header" is not a place for credentials
+  new RealtimeClient(client, { authIn: "header" });
+  assertType<IsExact<typeof realtime.state, ConnectionState>>();
+}
