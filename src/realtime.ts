@@ -34,7 +34,7 @@
 import { authorize, endpointOf, type ServiceClient } from "./client.ts";
 import { type Document, prepareDocument } from "./document.ts";
 import { type GraphQLFormattedError, ServiceAbortError, ServiceGraphQLError } from "./errors.ts";
-import { expectOptions, invalid, invalidValue, isObject } from "./validate.ts";
+import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
 
 /** What the connection is doing, as `onStateChange` reports it. */
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "closed";
@@ -232,7 +232,10 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
   let ids = 0;
 
   const setState = (next: ConnectionState) => {
-    if (state != next) onStateChange?.(state = next);
+    if (state != next) {
+      state = next;
+      onStateChange?.(next);
+    }
   };
   /** The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL. */
   const headers = async (path: string, body: string) => ({
@@ -295,7 +298,10 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     watch();
     if (type == "connection_ack") {
       current.acked = true;
-      current.timeoutMs = payload?.connectionTimeoutMs ?? payload?.connectionTimeout ?? 300_000;
+      // The service's timeout (the simulator spells it `connectionTimeout`), as a timer can hold it.
+      current.timeoutMs =
+        Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs ?? payload?.connectionTimeout) ||
+        300_000;
       attempt = 0;
       watch();
       setState("connected");

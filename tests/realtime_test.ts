@@ -401,6 +401,17 @@ describe("RealtimeClient", () => {
     assert.equal(connection.closed, false);
   });
 
+  it("keeps a socket whose ack asks for a timeout longer than a timer can hold", async () => {
+    server.behaviour.ackPayload = { connectionTimeoutMs: 1e12 };
+    server.behaviour.keepAliveMs = 20;
+    const realtime = realtimeOf();
+    realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    await server.until(() => server.connections[0]!.kaSent >= 5, "five keep-alives");
+    assert.equal(server.connections.length, 1);
+    assert.equal(realtime.state, "connected");
+  });
+
   it("resumes after the socket is lost, and close() ends every iterator and the socket", async () => {
     const realtime = realtimeOf();
     const events = realtime.subscribe("subscription { onPost { id } }");
