@@ -756,12 +756,12 @@ if (args.has("summarize")) {
         );
       }
       if (apiKey && iam) {
+        // Node and Bun sign on crypto_node.ts; Deno 2 on crypto.ts through process.getBuiltinModule.
         target(
-          `overhead: ${who}, iam ≤ 15 µs/request more than apiKey (judged on Node; this run: ${RUNTIME})`,
+          `overhead: ${who}, iam ≤ ${ON_NODE ? 15 : 20} µs/request more than apiKey (${RUNTIME})`,
           (clock) => median(extraMicros(iam, apiKey, clock)),
           (v) => `${v.toFixed(1)} µs`,
-          (v) => v <= 15,
-          ON_NODE,
+          (v) => v <= (ON_NODE ? 15 : 20),
         );
       }
     }
@@ -785,13 +785,23 @@ if (args.has("summarize")) {
     const raw = find(concurrent, "raw")!;
     for (const [suffix, who] of BUILDS) {
       const apiKey = find(concurrent, `ours-apikey${suffix}`);
-      if (!apiKey) continue;
-      target(
-        `loopback, ${width} in flight: ${who} (apiKey) ≥ 0.95× raw fetch`,
-        (clock) => median(ratios(apiKey, raw, clock)),
-        precise,
-        (v) => v >= 0.95,
-      );
+      const iam = find(concurrent, `ours-iam${suffix}`);
+      if (apiKey) {
+        target(
+          `loopback, ${width} in flight: ${who} (apiKey) ≥ 0.95× raw fetch`,
+          (clock) => median(ratios(apiKey, raw, clock)),
+          precise,
+          (v) => v >= 0.95,
+        );
+      }
+      if (iam) {
+        target(
+          `loopback, ${width} in flight: ${who} (iam) ≥ 0.85× raw fetch`,
+          (clock) => median(ratios(iam, raw, clock)),
+          precise,
+          (v) => v >= 0.85,
+        );
+      }
     }
   }
   if (only.has("size")) {

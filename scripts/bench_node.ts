@@ -5,7 +5,8 @@
  * The client module is the npm build's ESM entry, `npm/esm/mod.js`, when it exists. Otherwise
  * this script bundles `mod.ts` for Node as the npm build resolves it there (`src/crypto.ts`
  * replaced by `src/crypto_node.ts`, the lazy chunks kept lazy) into `.cache/bench/client/`, and says so.
- * `--client=PATH` (or `BENCH_CLIENT`) picks another module; `BENCH_NODE` another `node`.
+ * `--source` bundles the source even when the npm build exists; `--client=PATH` (or `BENCH_CLIENT`)
+ * picks another module; `BENCH_NODE` another `node`.
  *
  * Usage: `deno task bench:node [flags of scripts/bench.ts]` (the task runs `deno task build:npm`
  * first, so that the numbers are the current source's), or `deno run -A scripts/bench_node.ts …`.
@@ -20,7 +21,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cache = join(root, ".cache", "bench");
-const passed = Deno.args.filter((arg) => !arg.startsWith("--client="));
+const passed = Deno.args.filter((arg) => !arg.startsWith("--client=") && arg !== "--source");
+const fromSource = Deno.args.includes("--source");
 let client = Deno.args.find((arg) => arg.startsWith("--client="))?.slice("--client=".length) ||
   Deno.env.get("BENCH_CLIENT");
 
@@ -34,9 +36,15 @@ try {
     logLevel: "warning",
   });
 
-  if (!client && existsSync(join(root, "npm", "esm", "mod.js"))) client = join(root, "npm", "esm", "mod.js");
+  if (!client && !fromSource && existsSync(join(root, "npm", "esm", "mod.js"))) {
+    client = join(root, "npm", "esm", "mod.js");
+  }
   if (!client) {
-    console.error("npm/esm/mod.js not found: bundling mod.ts for Node (crypto.ts → crypto_node.ts) instead");
+    console.error(
+      `${
+        fromSource ? "--source" : "npm/esm/mod.js not found"
+      }: bundling mod.ts for Node (crypto.ts → crypto_node.ts)`,
+    );
     const nodeCrypto: esbuild.Plugin = {
       name: "crypto-node",
       setup(build) {
