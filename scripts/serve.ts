@@ -3,7 +3,9 @@
  * README's examples against: it prints the URL and the key, tokens and credentials it accepts.
  * Stop it with Ctrl-C.
  *
- * Usage: `deno task serve` (`--port N` for a fixed port; by default the system picks one).
+ * Usage: `deno task serve` (`--port N` or `--port=N` for a fixed port; by default the system picks
+ * one). A port that is not a number from 0 to 65535 exits with code 2, one in use with code 1, each
+ * saying why.
  *
  * @module
  */
@@ -11,8 +13,35 @@
 import { startEndpoint } from "../tests/_server.ts";
 import { API_KEY, CREDENTIALS, LAMBDA_TOKEN, OIDC_JWT, REGION, USERPOOL_JWT } from "../tests/_fixtures.ts";
 
-const portFlag = Deno.args.indexOf("--port");
-const port = portFlag === -1 ? 0 : Number(Deno.args[portFlag + 1]);
+/** The `--port` argument (`--port N` or `--port=N`), 0 without one; undefined when it is not a port. */
+function portArgument(args: readonly string[]): number | undefined {
+  let text: string | undefined = "0";
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--port") text = args[++i];
+    else if (arg.startsWith("--port=")) text = arg.slice("--port=".length);
+    else return undefined;
+  }
+  if (text === undefined || !/^\d{1,5}$/.test(text)) return undefined;
+  const port = Number(text);
+  return port <= 65535 ? port : undefined;
+}
+
+const port = portArgument(Deno.args);
+if (port === undefined) {
+  console.error(`Usage: deno task serve [--port N] (N from 0 to 65535; 0 lets the system pick one)`);
+  Deno.exit(2);
+}
+if (port !== 0) {
+  // node:http reports a port in use as an unhandled error event; say it plainly instead.
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port }).close();
+  } catch (err) {
+    const reason = err instanceof Deno.errors.AddrInUse ? "is in use" : `cannot be listened on (${err})`;
+    console.error(`Port ${port} on 127.0.0.1 ${reason}: choose another with --port N`);
+    Deno.exit(1);
+  }
+}
 const endpoint = await startEndpoint({ port });
 endpoint.apiKeys.add("da2-example"); // the README's examples' key
 console.log(`Local endpoint: ${endpoint.url}  (Ctrl-C to stop)

@@ -1,0 +1,120 @@
+/**
+ * `deno task serve`: run as a contributor runs it (scripts/serve.ts in a child process), it listens
+ * on the port `--port` names, prints its URL, and the key it prints is accepted there (a wrong one
+ * is not); a port that is not one, or is in use, ends it at once with a message.
+ *
+ * Deno only (it runs the repository's scripts with Deno): not part of the npm build's tests.
+ *
+ * @module
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const SERVE = fileURLToPath(new URL("../../scripts/serve.ts", import.meta.url));
+const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+
+/** A port nobody listens on now (the system's pick, released at once). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts serve.ts with `args`; collects what it prints. */
+function serve(
+  args: readonly string[],
+): { child: ChildProcess; output: () => string; exited: Promise<number> } {
+  const child = spawn(process.execPath, ["run", "-A", SERVE, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Uint8Array) => output += new TextDecoder().decode(chunk));
+  child.stderr!.on("data", (chunk: Uint8Array) => output += new TextDecoder().decode(chunk));
+  const exited = new Promise<number>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : 0)))
+  );
+  return { child, output: () => output, exited };
+}
+
+/** Waits until the output holds `pattern`, or the process ends (then fails with its output). */
+async function waitFor(
+  run: ReturnType<typeof serve>,
+  pattern: RegExp,
+): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + 60_000;
+  let ended = false;
+  void run.exited.then(() => ended = true);
+  for (;;) {
+    const match = run.output().match(pattern);
+    if (match) return match;
+    assert.ok(!ended, `serve.ts exited before printing ${pattern}:\n${run.output()}`);
+    assert.ok(Date.now() < deadline, `serve.ts printed no ${pattern} within a minute:\n${run.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("deno task serve", { skip: isDeno ? false : "runs the repository's scripts with Deno" }, () => {
+  it("listens on --port, prints its URL and an API key that the endpoint accepts", async () => {
+    const port = await freePort();
+    const run = serve(["--port", String(port)]);
+    try {
+      const [, url] = await waitFor(run, /Local endpoint: (\S+)/);
+      assert.equal(url, `http://127.0.0.1:${port}/graphql`);
+      const [, key] = await waitFor(run, /-H 'x-api-key: ([^']+)'/);
+      const ask = (apiKey: string) =>
+        fetch(url!, {
+          method: "POST",
+          headers: { "x-api-key": apiKey, "content-type": "application/json; charset=UTF-8" },
+          body: JSON.stringify({ query: "{ hello }" }),
+        });
+      const accepted = await ask(key!);
+      assert.equal(accepted.status, 200);
+      assert.deepEqual(await accepted.json(), { data: { hello: "world" } });
+      const refused = await ask(`${key}-wrong`);
+      assert.equal(refused.status, 401);
+      await refused.body?.cancel();
+    } finally {
+      run.child.kill("SIGINT");
+      await run.exited;
+    }
+  });
+
+  it("takes --port=N too", async () => {
+    const port = await freePort();
+    const run = serve([`--port=${port}`]);
+    try {
+      const [, url] = await waitFor(run, /Local endpoint: (\S+)/);
+      assert.equal(url, `http://127.0.0.1:${port}/graphql`);
+    } finally {
+      run.child.kill("SIGINT");
+      await run.exited;
+    }
+  });
+
+  for (
+    const args of [["--port"], ["--port", "http"], ["--port", "65536"], ["--port", "-1"], ["--prot", "1"]]
+  ) {
+    it(`exits with code 2 and the usage for ${args.join(" ")}`, async () => {
+      const run = serve(args);
+      assert.equal(await run.exited, 2, run.output());
+      assert.match(run.output(), /Usage: deno task serve \[--port N\]/);
+    });
+  }
+
+  it("exits with code 1 and says so when the port is in use", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const run = serve(["--port", String(port)]);
+      assert.equal(await run.exited, 1, run.output());
+      assert.match(run.output(), new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use`));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
