@@ -179,6 +179,30 @@ export class RealtimeClient {
     return linkOf(this).subscribe(document, args) as AsyncIterableIterator<TData>;
   }
 
+  /**
+   * The callback form of {@link RealtimeClient.subscribe}: calls `onData` with each event's data,
+   * and `onError` with the error that ends the subscription, if one does.
+   *
+   * @param document A GraphQL string or a typed document.
+   * @param variables The variables (`undefined` when the operation has none).
+   * @param onData Called with each event's data.
+   * @param onError Called once with the error that ended the subscription, or that `onData` threw
+   * (the subscription then ends).
+   * @returns A function that ends the subscription (it sends `stop`).
+   */
+  listen<TData = unknown, TVariables extends object = object>(
+    document: Document<TData, TVariables>,
+    variables: SubscribeArgs<TVariables>[0],
+    onData: (data: TData) => void,
+    onError: (error: unknown) => void,
+  ): () => void {
+    const events = linkOf(this).subscribe(document, [variables]) as AsyncIterableIterator<TData>;
+    (async () => {
+      for await (const data of events) onData(data);
+    })().catch(onError);
+    return () => void events.return!();
+  }
+
   /** The connection's state. */
   get state(): ConnectionState {
     return linkOf(this).state();

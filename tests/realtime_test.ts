@@ -426,6 +426,47 @@ describe("RealtimeClient", () => {
     await server.until(() => server.connections[1]!.closed, "the close");
   });
 
+  it("listen(): calls back with each event and the error that ends it, and its return value sends stop", async () => {
+    server.behaviour.refuseStart = (start) =>
+      JSON.parse(start.payload.data).query.includes("secret")
+        ? { errors: [{ errorType: "UnauthorizedException", message: "Not authorized" }] }
+        : undefined;
+    const realtime = realtimeOf();
+    const received: unknown[] = [];
+    const errors: unknown[] = [];
+    let twoEvents: () => void;
+    const both = new Promise<void>((resolve) => twoEvents = resolve);
+    const stop = realtime.listen<{ n: number }>("subscription { n }", undefined, (data) => {
+      if (received.push(data) === 2) twoEvents();
+    }, (error) => errors.push(error));
+    const refused = new Promise((resolve) =>
+      realtime.listen("subscription { secret }", undefined, () => {}, resolve)
+    );
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    server.publish({ data: { n: 1 } });
+    server.publish({ data: { n: 2 } });
+    await both;
+    assert.deepEqual(received, [{ n: 1 }, { n: 2 }]);
+    assert.ok(await refused instanceof ServiceGraphQLError);
+    stop();
+    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
+    assert.deepEqual(errors, []);
+  });
+
+  it("listen(): an error thrown by onData goes to onError and ends the subscription", async () => {
+    const realtime = realtimeOf();
+    const thrown = new Error("a bug in the callback");
+    const caught = new Promise((resolve) =>
+      realtime.listen("subscription { n }", undefined, () => {
+        throw thrown;
+      }, resolve)
+    );
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    server.publish({ data: { n: 1 } });
+    assert.equal(await caught, thrown);
+    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
+  });
+
   it("refuses unknown options and bad arguments with INVALID_ARGUMENT", async () => {
     const client = new ServiceClient({ url: server.url, auth: { type: "apiKey", apiKey: API_KEY } });
     assert.throws(

@@ -64,6 +64,24 @@ export function variables(realtime: RealtimeClient): void {
   assertType<IsExact<SubscribeArgs<{ id?: string }>[0], { id?: string } | undefined>>();
 }
 
+/** The callback form: the same typing, variables given explicitly. */
+export function listen(realtime: RealtimeClient): void {
+  const stop = realtime.listen(
+    OnPostNode,
+    { author: "a" },
+    (data) => assertType<IsExact<typeof data, OnPost>>(),
+    (
+      error,
+    ) => assertType<IsExact<typeof error, unknown>>(),
+  );
+  assertType<IsExact<typeof stop, () => void>>();
+  realtime.listen(OnAnyNode, undefined, () => {}, () => {});
+  // @ts-expect-error TS2345: `author` is required, so are the variables
+  realtime.listen(OnPostNode, undefined, () => {}, () => {});
+  // @ts-expect-error TS2554: the error callback is required (an error nobody handles would go unseen)
+  realtime.listen(OnAnyNode, undefined, () => {});
+}
+
 /** Options and the constructor's options. */
 export function options(realtime: RealtimeClient, ws: WebSocketConstructor): void {
   // @ts-expect-error TS2353: `timeoutMs` is not a subscription option
