@@ -271,51 +271,33 @@ function isAccessor(object: object | null, key: string): boolean | undefined {
 
 /**
  * Reads the secret of `auth` for one attempt: the header name and value a header mode adds, or the
- * credentials of iam. A value given as it is comes back at once, not in a Promise: the common case
- * costs the request no await.
+ * credentials of iam. A property getter or a getter function is called now; what it gives is checked.
  *
- * @throws {ServiceAuthError} When a getter throws (or rejects) or returns an unusable value (a
- * rejection for a function).
+ * @throws {ServiceAuthError} (as a rejection) When a getter throws (or rejects) or gives an unusable
+ * value.
  */
-export function readAuth(
-  auth: AuthOptions,
-): [string, string] | AwsCredentials | Promise<[string, string] | AwsCredentials> {
+export async function readAuth(auth: AuthOptions): Promise<[string, string] | AwsCredentials> {
   const [field, header] = FIELDS[auth.type];
-  const threw = (cause: unknown): never => {
-    throw new ServiceAuthError(field, "getter threw", cause);
-  };
-  const use = (value: unknown): [string, string] | AwsCredentials => {
-    const problem = header
-      ? typeof value == "string" && value.trim()
-        ? headerProblem(value)
-        : `${describe(value, true)}, expected a non-empty string`
-      : credentialsProblem(value);
-    if (problem) throw new ServiceAuthError(field, header ? "returned " + problem : problem);
-    if (!header) {
-      try {
-        expectOptions(value, field, CREDENTIAL_KEYS, true);
-      } catch (cause) {
-        throw new ServiceAuthError(field, "returned a misspelt key", cause);
-      }
-    }
-    return header ? [header, value as string] : value as AwsCredentials;
-  };
   let value: unknown;
   try {
     value = (auth as unknown as Record<string, unknown>)[field];
+    if (typeof value == "function") value = await value();
   } catch (cause) {
-    threw(cause);
+    throw new ServiceAuthError(field, "getter threw", cause);
   }
-  return typeof value == "function"
-    ? (async () => {
-      // Called now, in an async function: a getter that throws at once rejects, as one that rejects.
-      try {
-        return await value();
-      } catch (cause) {
-        return threw(cause);
-      }
-    })().then(use)
-    : use(value);
+  const problem = header
+    ? typeof value == "string" && value.trim()
+      ? headerProblem(value)
+      : `${describe(value, true)}, expected a non-empty string`
+    : credentialsProblem(value);
+  if (problem) throw new ServiceAuthError(field, header ? "returned " + problem : problem);
+  if (header) return [header, value as string];
+  try {
+    expectOptions(value, field, CREDENTIAL_KEYS, true);
+  } catch (cause) {
+    throw new ServiceAuthError(field, "returned a misspelt key", cause);
+  }
+  return value as unknown as AwsCredentials;
 }
 
 /** The keys of credentials the signer reads. */

@@ -17,6 +17,7 @@ import type { AwsCredentials } from "./sigv4.ts";
 import { type PreparedDocument, prepareDocument } from "./document.ts";
 import {
   chunkLoadFailed,
+  ServiceAbortError,
   ServiceAuthError,
   ServiceGraphQLError,
   ServiceHttpError,
@@ -26,7 +27,6 @@ import {
 import { type ClientConfig, requestConfig } from "./options.ts";
 import { type GraphQLResult, readText, resultOf } from "./response.ts";
 import { shouldRetry } from "./retry.ts";
-import { callSignal, follow, sleep } from "./signal.ts";
 import { invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
@@ -58,11 +58,41 @@ export function clientState(config: ClientConfig): ClientState {
   };
 }
 
+/** The calls in flight on each caller signal, and the one listener that tells them all. */
+const watched = new WeakMap<AbortSignal, [calls: Set<() => void>, listener: () => void]>();
+
+/**
+ * Calls `onAbort` when `signal` aborts, and returns what stops watching. However many calls are in
+ * flight on one signal, it holds one listener (Node warns past 10), removed when the last call ends:
+ * the caller's signal may live as long as the app.
+ */
+function watch(signal: AbortSignal, onAbort: () => void): () => void {
+  let entry = watched.get(signal);
+  if (!entry) {
+    const calls = new Set<() => void>();
+    watched.set(signal, entry = [calls, () => calls.forEach((call) => call())]);
+    signal.addEventListener("abort", entry[1]);
+  }
+  const [calls, listener] = entry;
+  calls.add(onAbort);
+  return () => {
+    calls.delete(onAbort);
+    if (!calls.size) {
+      watched.delete(signal);
+      signal.removeEventListener("abort", listener);
+    }
+  };
+}
+
 /**
  * One call: checks it, then makes its attempts. With `unwrap`, resolves the result's `data`, and
  * rejects a result with errors (`ServiceGraphQLError`). `load` gives the document to send; by default
  * `document`, checked and, for a node, printed by a module loaded the first time (inside the call, so
  * that its timeout and signal cover the load, and a failed load is retried as a network failure).
+ *
+ * The call has a signal of its own when anything can end it early: the client's or the request's
+ * signal (a signal made by `AbortSignal.timeout()` counts as a timeout), or a timeout (the earlier of
+ * the client's and the request's). Once aborted, its reason is the call's `ServiceAbortError`.
  */
 export async function send(
   state: ClientState,
@@ -78,12 +108,25 @@ export async function send(
   const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
   const policy = request.retry ?? config.retry;
   const max = request.maxResponseBytes ?? config.maxResponseBytes ?? MAX_RESPONSE_BYTES;
-  // The earlier of the two timeouts; Infinity when neither is set.
-  const call = callSignal(
-    [config.signal, request.signal],
-    Math.min(config.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity),
-  );
-  const { signal } = call;
+  const timeoutMs = Math.min(config.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
+  // On performance.now(), as the timer: a step of the wall clock changes nothing.
+  const deadline = performance.now() + timeoutMs;
+  const callers = [config.signal, request.signal].filter((caller) => caller) as AbortSignal[];
+  const stops: Array<() => void> = [];
+  let signal: AbortSignal | undefined, timer: ReturnType<typeof setTimeout> | undefined;
+  if (callers[0] || timeoutMs < Infinity) {
+    const controller = new AbortController();
+    signal = controller.signal;
+    const callerAbort = ({ reason }: AbortSignal) =>
+      controller.abort(new ServiceAbortError(reason?.name == "TimeoutError" ? "timeout" : "abort", reason));
+    for (const caller of callers) {
+      if (caller.aborted) callerAbort(caller);
+      else stops.push(watch(caller, () => callerAbort(caller)));
+    }
+    if (timeoutMs < Infinity) {
+      timer = setTimeout(() => controller.abort(new ServiceAbortError("timeout")), timeoutMs);
+    }
+  }
   const throwIfAborted = () => {
     if (signal?.aborted) throw signal.reason;
   };
@@ -91,12 +134,13 @@ export async function send(
 
   const attempts = async (): Promise<GraphQLResult> => {
     for (let attempt = 1, resent = false;; attempt++) {
-      // A signal of the attempt's own (see `follow`), so that fetch's listeners do not pile up.
-      const [attemptSignal, stopFollowing] = follow(signal);
+      // A signal of the attempt's own: Node's fetch leaves its listener on the signal it is given.
+      const controller = signal && new AbortController();
+      const stop = controller ? watch(signal!, () => controller.abort(signal!.reason)) : () => {};
       try {
         throwIfAborted();
         body ??= serialize(await load(), variables, request.operationName);
-        return await sendOnce(state, body, headers, attemptSignal, max, throwIfAborted);
+        return await sendOnce(state, body, headers, controller?.signal, max, throwIfAborted);
       } catch (err) {
         throwIfAborted();
         if (
@@ -123,27 +167,35 @@ export async function send(
         });
         const delay = backoff.retryDelay(policy, err, attempt);
         // No wait that would end past the call's deadline: the error now is more useful than a timeout later.
-        if (delay === undefined || performance.now() + delay >= call.deadline) throw err;
-        await sleep(delay, signal);
+        if (delay === undefined || performance.now() + delay >= deadline) throw err;
+        throwIfAborted();
+        // An abort ends the call (below) and clears the timer: nothing is left to wake this loop.
+        await new Promise((resolve) => {
+          const wait = setTimeout(resolve, delay);
+          signal?.addEventListener("abort", () => clearTimeout(wait));
+        });
       } finally {
-        stopFollowing();
+        stop();
       }
     }
   };
 
   try {
+    // One race per call: whatever the attempts wait on (a getter, fetch, the body, shouldRetry, a lazy
+    // load, a wait), the call ends when its signal aborts.
     const result = await (signal
       ? new Promise<GraphQLResult>((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        if (signal.aborted) onAbort();
-        signal.addEventListener("abort", onAbort);
+        const onAbort = () => reject(signal!.reason);
+        if (signal!.aborted) onAbort();
+        signal!.addEventListener("abort", onAbort);
         attempts().then(resolve, reject);
       })
       : attempts());
     if (unwrap && result.errors) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
     return unwrap ? result.data : result;
   } finally {
-    call.done();
+    clearTimeout(timer);
+    stops.forEach((stop) => stop());
   }
 }
 

@@ -1,7 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type AuthOptions, ServiceAbortError, ServiceClient, type ServiceClientOptions } from "../mod.ts";
-import { callSignal, sleep } from "../src/signal.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY, REGION } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
@@ -300,32 +299,21 @@ describe("signals", () => {
     });
   });
 
-  describe("callSignal and sleep", () => {
-    it("callSignal without signals or timeout adds nothing", () => {
-      const call = callSignal([undefined], undefined);
-      assert.equal(call.signal, undefined);
-      assert.equal(call.deadline, Infinity);
-      call.done();
-    });
-
-    it("sleep resolves after the delay and rejects at once on abort", async () => {
-      await sleep(5, undefined);
-      const controller = new AbortController();
-      const pending = sleep(60_000, controller.signal);
-      controller.abort("stop");
-      await assert.rejects(pending, (reason) => reason === "stop");
-      await assert.rejects(sleep(60_000, AbortSignal.abort("already")), (reason) => reason === "already");
-    });
-
-    it("sleep leaves no timer and no listener behind, whether it ends by its delay or by an abort", async () => {
-      // Only the timers of the two delays below count: other code in this process (fetch's own
-      // timers on Node 22, say) may set one while setTimeout is replaced, and it is not sleep's.
-      const DELAYS = [5, 60_000];
+  describe("the wait between attempts", () => {
+    it("a call aborted during its backoff wait ends at once, leaving no timer and no listener behind", async () => {
+      endpoint.route("always-503", (_request, res) => {
+        res.writeHead(503, { "content-type": "application/json", "retry-after": "30" });
+        res.end("{}");
+      });
       const pending = new Set<unknown>();
       const { setTimeout: set, clearTimeout: clear } = globalThis;
+      // Only the wait counts: other code in this process (fetch's own timers on Node 22, say) may set
+      // timers while setTimeout is replaced, and they are not the client's.
+      const WAIT = 30_000; // the server's Retry-After
+
       globalThis.setTimeout = ((callback: () => void, ms?: number) => {
         const timer = set(() => (pending.delete(timer), callback()), ms);
-        if (DELAYS.includes(ms!)) pending.add(timer);
+        if (ms === WAIT) pending.add(timer);
         return timer;
       }) as typeof setTimeout;
       globalThis.clearTimeout = ((timer: ReturnType<typeof setTimeout>) => {
@@ -334,12 +322,20 @@ describe("signals", () => {
       }) as typeof clearTimeout;
       try {
         const counted = countedSignal();
-        await sleep(DELAYS[0]!, counted.signal);
-        assert.equal(counted.listeners(), 0, "no listener after the delay");
-        const aborted = sleep(DELAYS[1]!, counted.signal);
+        const client = new ServiceClient({
+          url: endpoint.urlFor("always-503"),
+          auth: { type: "apiKey", apiKey: API_KEY },
+          retry: { attempts: 2, maxDelayMs: 60_000 },
+        });
+        const call = client.request("{ hello }", undefined, { signal: counted.signal });
+        while (pending.size === 0) await new Promise((resolve) => set(resolve, 5));
+        const started = performance.now();
         counted.controller.abort("stop");
-        await assert.rejects(aborted);
+        const err = await rejection(call);
+        assert.ok(err instanceof ServiceAbortError, String(err));
+        assert.ok(performance.now() - started < 1_000, "ended at once");
         assert.equal(pending.size, 0, "no timer after the abort");
+        assert.equal(counted.listeners(), 0, "no listener after the abort");
       } finally {
         globalThis.setTimeout = set;
         globalThis.clearTimeout = clear;
