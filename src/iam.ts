@@ -47,19 +47,25 @@ const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z)
 /**
  * When the service rejected an iam signature for time (a 403 or 400 whose errors hold AWS's words),
  * remembers the server's clock offset and returns `true`: the request never ran, so it is re-signed
- * and resent once, with or without a retry policy. The server's time is the response's `Date`, or,
- * when that cannot be read (a browser page reads a cross-origin `Date` only if the server lists it
- * in `Access-Control-Expose-Headers`), the time in the message. Only a plausible time is taken (see
- * {@link plausible}); with none, the refusal is thrown as it is.
+ * and resent once, with or without a retry policy.
+ *
+ * The server's time has two witnesses: the response's `Date`, and the time AWS names in its words.
+ * Only a plausible time counts (see {@link plausible}). When both are plausible they must agree
+ * within 5 minutes, or neither is believed (a `Date` of year 9998 beside AWS's real time is a
+ * broken proxy or clock, not the server's time); when one is, it is taken (a browser page reads a
+ * cross-origin `Date` only if the server lists it in `Access-Control-Expose-Headers`, and a server
+ * may word its refusal without a time). With none, the refusal is thrown as it is. The offset itself
+ * is never bounded: a device whose clock is years off is the case this correction exists for.
  */
 export function learnClockSkew(state: ClientState, err: ServiceHttpError): boolean {
   // A signature problem comes back as a 403, or a 400.
   const refusal = (err.status === 403 || err.status === 400) &&
     err.errors.map((e) => TIME_REFUSAL.exec(e.message)).find(Boolean);
-  const serverTime = refusal &&
-    [err.headers.get("date"), refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")]
-      .map((text) => Date.parse(text!)).find(plausible);
-  if (!serverTime) return false;
+  const [serverTime, other] = refusal
+    ? [err.headers.get("date"), refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")]
+      .map((text) => Date.parse(text!)).filter(plausible)
+    : [];
+  if (!serverTime || Math.abs(serverTime - (other ?? serverTime)) > 300_000) return false;
   state.clockOffsetMs = serverTime - Date.now();
   return true;
 }
