@@ -388,15 +388,15 @@ describe("RealtimeClient", () => {
   });
 
   it("keeps a socket whose keep-alives arrive in time", async () => {
-    server.behaviour.ackPayload = { connectionTimeoutMs: 150 };
-    server.behaviour.keepAliveMs = 30;
+    server.behaviour.ackPayload = { connectionTimeoutMs: 400 };
+    server.behaviour.keepAliveMs = 40;
     const realtime = realtimeOf();
     const events = realtime.subscribe("subscription { onPost { id } }");
     events.next();
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
     const connection = server.connections[0]!;
-    // Ten keep-alives: twice the timeout.
-    await server.until(() => connection.kaSent >= 10, "ten keep-alives");
+    // Fifteen keep-alives, each a tenth of the timeout: one and a half times the timeout.
+    await server.until(() => connection.kaSent >= 15, "fifteen keep-alives");
     assert.equal(server.connections.length, 1);
     assert.equal(connection.closed, false);
   });
