@@ -311,6 +311,13 @@ export class ServiceNetworkError extends ServiceError {
    */
   constructor(cause: unknown) {
     super("NETWORK_ERROR", "Network request failed", { cause });
+    // Bun prints a cause's own fields, where its `path` holds the URL, query included: they stay
+    // readable, behind getters as the server's data are.
+    try {
+      if (isObject(cause)) hideData(cause as never, { ...cause });
+    } catch {
+      // a field that cannot be redefined stays as it is
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { inspect } from "node:util";
 import {
   isServiceError,
   ServiceAbortError,
@@ -54,6 +55,14 @@ describe("errors", () => {
         const error = foreign(name, code);
         assert.ok(!(error instanceof ServiceError));
         assert.equal(isServiceError(error), true, name);
+      }
+    });
+
+    it("returns false, never throws, for an error whose name is not a string", () => {
+      for (const name of [undefined, null, 42, Symbol("x"), {}]) {
+        const error = Object.assign(new Error("x"), { code: "HTTP_ERROR" });
+        (error as { name: unknown }).name = name;
+        assert.equal(isServiceError(error), false, String(name));
       }
     });
 
@@ -110,5 +119,44 @@ describe("errors", () => {
       );
       assert.equal(new ServiceAbortError("abort", "logout").cause, "logout");
     });
+  });
+
+  describe("the runtime's error behind a network error", () => {
+    // Deno words the URL in its message; Bun keeps it in a field of its own, and prints a cause's
+    // message and fields with the error. Each shape is checked with what prints it.
+    // Made at run time: Bun prints the source lines around where an error was made.
+    const secret = ["secret", "in", "query"].join("-");
+    const url = `http://127.0.0.1:9/graphql?token=${secret}`;
+    const deno = new TypeError(`error sending request for url (${url})`);
+    const bun = Object.assign(new TypeError("Unable to connect. Is the computer able to access the url?"), {
+      path: url,
+      errno: 0,
+    });
+    const { Deno, Bun } = globalThis as unknown as { [name: string]: { inspect(value: unknown): string } };
+    const CASES: ReadonlyArray<[string, Error, ReadonlyArray<(err: unknown) => string | undefined>]> = [
+      ["as Deno words it", deno, [
+        inspect,
+        (err) => inspect({ err }),
+        JSON.stringify,
+        (err) => Deno?.inspect(err),
+      ]],
+      ["as Bun keeps it", bun, [
+        inspect,
+        (err) => inspect({ err }),
+        JSON.stringify,
+        (err) => Bun?.inspect(err),
+      ]],
+    ];
+    for (const [name, runtime, renderings] of CASES) {
+      it(`${name}: reachable as cause, with its fields, and printed by no inspect (a fetch error can quote the URL)`, () => {
+        const err = new ServiceNetworkError(runtime);
+        assert.equal(err.cause, runtime);
+        assert.equal((err.cause as { path?: string }).path, (runtime as { path?: string }).path);
+        for (const render of renderings) {
+          const text = render(err);
+          if (text !== undefined) assert.ok(!text.includes(secret), text);
+        }
+      });
+    }
   });
 });
