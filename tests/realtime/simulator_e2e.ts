@@ -69,7 +69,12 @@ function startSimulator(port: number): Promise<ChildProcess> {
     child.stdout!.on("data", (chunk: Uint8Array) => {
       if (new TextDecoder().decode(chunk).includes(`ready ${port}`)) resolve(child);
     });
-    child.on("exit", (code) => reject(new Error(`The simulator exited with ${code} before it was ready`)));
+    child.on("exit", (code) =>
+      reject(
+        new Error(
+          `The simulator exited with ${code} before it was ready (installed? npm ci --prefix tests/realtime/simulator)`,
+        ),
+      ));
   });
 }
 
@@ -121,7 +126,7 @@ describe("RealtimeClient against the AppSync simulator", () => {
     simulator = await startSimulator(port);
   });
   after(async () => {
-    await stopSimulator(simulator);
+    if (simulator) await stopSimulator(simulator);
   });
 
   for (const auth of MODES) {
