@@ -5,10 +5,13 @@
  * - `npm/esm/` and `npm/cjs/`: mod.ts and src/ compiled to ESM (`.js`, `.d.ts`) and CommonJS
  *   (`.cjs`, `.d.cts`), each with its declarations beside it; `.ts` specifiers become `.js`, import-map names become package names, and `jsr:` or
  *   `https:` imports stop the build.
- * - Runtime-specific files: the source imports `src/crypto.ts` (Web Crypto); the package imports
- *   `#crypto`, which package.json `imports` resolves to `src/crypto_node.js` (`node:crypto`) under the
- *   `node` condition (Node, Bun, Deno's npm mode, bundlers targeting Node) and to the web file elsewhere
- *   (browsers, workers, esm.sh).
+ * - Runtime-specific files: the source imports `src/crypto.ts` (Web Crypto). Under the `node`
+ *   condition (Node, Bun, Deno's npm mode, bundlers targeting Node) the package's `exports` lead to
+ *   `npm/esm/`, whose files import `#crypto`, which package.json `imports` resolves to
+ *   `src/crypto_node.js` (`node:crypto`); CommonJS (`npm/cjs/`) does the same. Everywhere else
+ *   (browsers, workers, bundlers for the web, esm.sh) `exports` lead to `npm/web/`, the same ESM
+ *   with the source's own relative imports and no `#` import, so that a browser loading the files
+ *   as they are (an import map for the package, no bundler) needs nothing else.
  * - `npm/package.json`, README.md (its opening for contributors replaced by the install command, see
  *   `npm/readme.ts`) and LICENSE; a `sigv4/package.json` stub for pre-`exports` resolvers.
  * - `npm/tests/`: tests/*.ts compiled to ESM against the built package (not published). `../mod.ts`
@@ -149,6 +152,23 @@ export function buildNpm(): string[] {
     }));
   }
 
+  // The web build: the source's own imports (relative, `crypto.ts`), no variants, no declarations
+  // (exports give it esm/'s, which are the same).
+  written.push(...compile({
+    rootNames: Object.values(deno.exports).map(at),
+    closure: true,
+    rootDir: ROOT,
+    outDir: join(OUT, "web"),
+    format: "esm",
+    declaration: false,
+    typeCheck: false,
+    baseOptions,
+    types: { roots: [nodeTypes], names: ["node"] },
+    extensions: EXTENSIONS.web,
+    mapSpecifier: (specifier, importer) =>
+      mapSpecifier(specifier, importer, { importMap: deno.imports, root: ROOT, redirect: () => undefined }),
+  }));
+
   const pkg = manifest({
     name: deno.name,
     version: deno.version,
@@ -256,6 +276,7 @@ function verify(written: readonly string[], deno: DenoJson): void {
   const isNodeVariant = (file: string) =>
     nodeVariants.some((variant) => /^(esm|cjs)\//.test(file) && file.slice(4).startsWith(variant + "."));
   const groups = {
+    web: [] as string[],
     library: [] as string[],
     types: [] as string[],
     node: [] as string[],
@@ -264,12 +285,15 @@ function verify(written: readonly string[], deno: DenoJson): void {
   for (const file of written) {
     const path = relative(OUT, file);
     if (path.startsWith("tests/")) groups.tests.push(file);
+    else if (path.startsWith("web/")) groups.web.push(file);
     else if (isNodeVariant(path)) groups.node.push(file);
     else if (/\.d\.c?ts$/.test(path)) groups.types.push(file);
     else groups.library.push(file);
   }
   const peers = Object.keys(PEERS);
   const problems = [
+    // A browser without a bundler resolves nothing but relative paths.
+    ...checkImports(groups.web, { bare: [], node: false, aliases: [] }, OUT),
     ...checkImports(groups.library, { bare: [], node: false, aliases }, OUT),
     ...checkImports(groups.types, { bare: peers, node: false, aliases }, OUT),
     ...checkImports(groups.node, { bare: [], node: true, aliases }, OUT),

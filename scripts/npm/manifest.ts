@@ -3,8 +3,14 @@
  * the layout `build_npm.ts` emits:
  *
  * ```
- * esm/…      .js  ESM, with .d.ts beside       ("type": "module")
- * cjs/…      .cjs CommonJS, with .d.cts beside
+ * esm/…      .js  ESM, with .d.ts beside       ("type": "module"); runtime-specific files through
+ *                 the package's `imports` (`#crypto`): Node, Bun, Deno's npm: imports, bundlers
+ *                 for Node (the `node` condition)
+ * web/…      .js  ESM without `#` imports: each file imports the others by relative path, and the
+ *                 source's own files (Web Crypto): everywhere else (browsers, workers, bundlers
+ *                 for the web), and a browser without a bundler, which knows no `imports`; its
+ *                 types are esm/'s, the same declarations
+ * cjs/…      .cjs CommonJS, with .d.cts beside, `#crypto` as in esm/
  * sigv4/     package.json for resolvers that predate `exports` (TypeScript's node10, old bundlers)
  * ```
  *
@@ -66,11 +72,15 @@ export interface ManifestInput {
 /** The extensions of each format's code and declarations. */
 export const EXTENSIONS = {
   esm: { js: ".js", types: ".d.ts" },
+  web: { js: ".js", types: ".d.ts" },
   cjs: { js: ".cjs", types: ".d.cts" },
 } as const;
 
+/** An output folder of the package: see the module doc. */
+export type Format = keyof typeof EXTENSIONS;
+
 /** `./mod.ts` in a format folder: `./esm/mod.js`, `./cjs/mod.cjs`, or `./cjs/mod.d.cts` for types. */
-export function built(source: string, format: "esm" | "cjs", kind: "js" | "types" = "js"): string {
+export function built(source: string, format: Format, kind: "js" | "types" = "js"): string {
   const path = source.replace(/^\.?\//, "").replace(/\.ts$/, EXTENSIONS[format][kind]);
   return `./${format}/${path}`;
 }
@@ -90,7 +100,11 @@ export function manifest(input: ManifestInput): Record<string, unknown> {
   const exports: Record<string, unknown> = {};
   for (const [subpath, source] of Object.entries(input.exports)) {
     exports[subpath] = {
-      import: { types: built(source, "esm", "types"), default: built(source, "esm") },
+      import: {
+        types: built(source, "esm", "types"),
+        node: built(source, "esm"),
+        default: built(source, "web"),
+      },
       require: { types: built(source, "cjs", "types"), default: built(source, "cjs") },
     };
   }
@@ -110,7 +124,7 @@ export function manifest(input: ManifestInput): Record<string, unknown> {
     sideEffects: false,
     engines: { node: `>=${input.node}` },
     main: built(main, "cjs"),
-    module: built(main, "esm"),
+    module: built(main, "web"),
     types: built(main, "cjs", "types"),
     exports,
     imports: Object.fromEntries(input.mappings.map((mapping) => [mapping.alias, {
@@ -121,7 +135,7 @@ export function manifest(input: ManifestInput): Record<string, unknown> {
       require: built(mapping.source, "cjs"),
       default: built(mapping.source, "esm"),
     }])),
-    files: ["esm/", "cjs/", ...stubs.map((folder) => `${folder}/`), "README.md", "LICENSE"],
+    files: ["esm/", "web/", "cjs/", ...stubs.map((folder) => `${folder}/`), "README.md", "LICENSE"],
     peerDependencies: Object.fromEntries(peers.map(([name, peer]) => [name, peer.range])),
     peerDependenciesMeta: Object.fromEntries(peers.map(([name]) => [name, { optional: true }])),
   };
@@ -137,7 +151,7 @@ export function stubManifest(subpath: string, source: string): Record<string, un
   const up = "../".repeat(subpath.split("/").length - 1);
   return {
     main: built(source, "cjs").replace("./", up),
-    module: built(source, "esm").replace("./", up),
+    module: built(source, "web").replace("./", up),
     types: built(source, "cjs", "types").replace("./", up),
   };
 }

@@ -18,6 +18,11 @@ export const ROOT: string = fileURLToPath(new URL("../..", import.meta.url)).rep
 export const NPM_DIR: string = `${ROOT}/npm`;
 /** The toolchain CI installs first (`npm install --prefix .ci`). */
 export const CI_TOOLS: string = `${ROOT}/.ci/node_modules`;
+/**
+ * The dev tools' folder (scripts/tools/: its deno.json, and the node_modules Deno installs there),
+ * where a script run by Node finds playwright-core, edge-runtime and the rest.
+ */
+export const DEV_TOOLS: string = `${ROOT}/scripts/tools`;
 /** AWS's SigV4 suite, read by tests/sigv4_suite_test.ts (its relative default does not hold in npm/tests/). */
 export const SIGV4_SUITE: string = `${ROOT}/tests/fixtures/sigv4-suite/`;
 

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundle, stopBundler } from "../npm/bundle.ts";
-import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
+import { type CheckLine, DEV_TOOLS, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
 import { startRuntimeEndpoint } from "./endpoint.ts";
 import { capture } from "./node.ts";
 
@@ -43,7 +43,7 @@ export async function runEdge(): Promise<RunResult[]> {
     const label = "edge-runtime";
     console.log(label);
     const vm = new URL("./checks/edge_vm.mjs", import.meta.url).pathname;
-    const child = await capture("node", [vm, join(dir, "edge.js"), base]);
+    const child = await capture("node", [vm, join(dir, "edge.js"), base, DEV_TOOLS]);
     const marker = child.output.indexOf(RESULTS_MARKER);
     let lines: CheckLine[];
     try {
