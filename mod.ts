@@ -55,7 +55,13 @@ export type {
 } from "./src/auth.ts";
 export type { AwsCredentials } from "./src/sigv4.ts";
 export { isRetryable, RETRY_DEFAULTS, type RetryOptions } from "./src/retry.ts";
-export type { Document, DocumentNode, DocumentTypeDecoration, Variables } from "./src/document.ts";
+export type {
+  Document,
+  DocumentNode,
+  DocumentTypeDecoration,
+  Variables,
+  VariablesObject,
+} from "./src/document.ts";
 export type { GraphQLResult } from "./src/response.ts";
 export {
   type AbortReason,

@@ -10,7 +10,7 @@
  */
 
 import { authorizeFor, type ClientState, clientState, send } from "./call.ts";
-import type { Document, PreparedDocument } from "./document.ts";
+import type { Document, PreparedDocument, VariablesObject } from "./document.ts";
 import { chunkLoadFailed } from "./errors.ts";
 import { clientConfig, type RequestOptions, type ServiceClientOptions } from "./options.ts";
 import { invalid } from "./validate.ts";
@@ -96,7 +96,7 @@ export class ServiceClient {
    * console.log(data.post.title); // "Hello"
    * ```
    */
-  request<TData = unknown, TVariables extends object = object>(
+  request<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
@@ -125,7 +125,7 @@ export class ServiceClient {
    * console.log(data?.hello, errors?.[0]?.errorType); // "world" "Unauthorized"
    * ```
    */
-  requestRaw<TData = unknown, TVariables extends object = object>(
+  requestRaw<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<GraphQLResult<TData>> {
@@ -151,7 +151,7 @@ export class ServiceClient {
    * console.log(await client.query<{ hello: string }>("{ hello }")); // { hello: "world" }
    * ```
    */
-  query<TData = unknown, TVariables extends object = object>(
+  query<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {
@@ -182,7 +182,7 @@ export class ServiceClient {
    * console.log(data.addPost.id); // "3"
    * ```
    */
-  mutate<TData = unknown, TVariables extends object = object>(
+  mutate<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
     ...args: RequestArgs<TVariables>
   ): Promise<TData> {

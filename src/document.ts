@@ -31,6 +31,35 @@ import { invalid, invalidValue } from "./validate.ts";
 export type Variables = Record<string, unknown>;
 
 /**
+ * The variables of a document whose variables are not typed: any object that the client sends as the
+ * JSON object it is. A record (an object literal, a type alias) or a value of an interface or a class
+ * passes; an array, a `Map` or `Set`, a `Date`, a function or an object with `toJSON` does not, as the
+ * client refuses those at run time.
+ *
+ * @example What passes and what does not
+ * ```ts
+ * import type { VariablesObject } from "@seed/service-client";
+ *
+ * interface PostVariables {
+ *   id: string;
+ * }
+ * const fromInterface: PostVariables = { id: "1" };
+ * const ok: VariablesObject[] = [{ id: "1" }, fromInterface];
+ * // @ts-expect-error: an array is not sent as an object
+ * const array: VariablesObject = [1, 2];
+ * console.log(ok.length, typeof array); // 2 "object"
+ * ```
+ */
+export type VariablesObject =
+  | { readonly [name: string]: unknown; readonly toJSON?: never }
+  | (object & {
+    readonly forEach?: never;
+    readonly getTime?: never;
+    readonly apply?: never;
+    readonly toJSON?: never;
+  });
+
+/**
  * The phantom type field that `TypedDocumentNode`, codegen's `TypedDocumentString` and gql.tada's
  * documents all declare. It never exists at run time; it carries the result and variables types.
  *

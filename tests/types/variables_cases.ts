@@ -85,8 +85,19 @@ export async function untypedVariables(): Promise<void> {
   await client.request<Post>("query Post($id: ID!) { post(id: $id) { id } }", postVariables);
   await client.requestRaw("query Post($id: ID!) { post(id: $id) { id } }", new PostFilter("1"));
   await client.request("{ hello }");
-  // @ts-expect-error TS2345 'string': variables are an object
+  // @ts-expect-error TS2345 '"1"': variables are an object
   await client.request("query Post($id: ID!) { post(id: $id) { id } }", "1");
+  // @ts-expect-error TS2345 'number[]': an array, refused at run time
+  await client.request("query Post($id: ID!) { post(id: $id) { id } }", [1, 2]);
+  // @ts-expect-error TS2345 'Map<string, string>': a Map is not sent as the object it is
+  await client.request("query Post($id: ID!) { post(id: $id) { id } }", new Map([["id", "1"]]));
+  // @ts-expect-error TS2345 'Date': a Date is sent as a string
+  await client.requestRaw("query Post($id: ID!) { post(id: $id) { id } }", new Date());
+  // @ts-expect-error TS2322 'undefined': an object with toJSON is not sent as the object it is
+  await client.mutate("mutation M($id: ID!) { remove(id: $id) }", { id: "1", toJSON: () => ({}) });
+  // With the result type alone, the same holds.
+  // @ts-expect-error TS2345 'number[]': an array, refused at run time
+  await client.request<Post>("query Post($id: ID!) { post(id: $id) { id } }", [1, 2]);
 }
 
 /** Variables typed as a union stay required: no key is common to every member, yet none is optional. */
