@@ -7,7 +7,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
 import {
+  ErrorCode,
   isServiceError,
+  RETRY_DEFAULTS,
   ServiceAbortError,
   ServiceAuthError,
   ServiceError,
@@ -118,6 +120,19 @@ describe("errors", () => {
         "Request aborted by the caller's signal",
       );
       assert.equal(new ServiceAbortError("abort", "logout").cause, "logout");
+    });
+  });
+
+  describe("exported constants", () => {
+    it("ErrorCode and RETRY_DEFAULTS are frozen: no module can change what every client does", () => {
+      for (const constant of [ErrorCode, RETRY_DEFAULTS]) {
+        assert.ok(Object.isFrozen(constant));
+        assert.throws(() => {
+          "use strict";
+          (constant as Record<string, unknown>).attempts = 100;
+        }, TypeError);
+      }
+      assert.equal(RETRY_DEFAULTS.attempts, 3);
     });
   });
 

@@ -831,6 +831,7 @@ describe("options", () => {
       }, /Cannot authenticate: apiKey getter threw/],
       ["rejects", () => Promise.reject(new Error("refresh failed")), /getter threw/],
       ["returns an empty string", () => "", /returned an empty string, expected a non-empty string/],
+      ["returns a blank string", () => "\t ", /returned an empty string, expected a non-empty string/],
       ["returns a number", () => 7, /returned a number, expected/],
       ["returns undefined", () => undefined, /returned undefined/],
       ["returns CR/LF", () => `${API_KEY}\r\nx-injected: 1`, /cannot be sent in a header/],

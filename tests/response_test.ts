@@ -71,6 +71,30 @@ describe("responses", () => {
         /errors is not an array of errors/,
         { errors: [{ message: 5 }] },
       ],
+      [
+        "an errorType that is not a string",
+        '{"data":null,"errors":[{"message":"m","errorType":42}]}',
+        /errors is not an array of errors/,
+        { data: null, errors: [{ message: "m", errorType: 42 }] },
+      ],
+      [
+        "a path that is a string",
+        '{"data":null,"errors":[{"message":"m","path":"x"}]}',
+        /errors is not an array of errors/,
+        { data: null, errors: [{ message: "m", path: "x" }] },
+      ],
+      [
+        "a path holding an object",
+        '{"data":null,"errors":[{"message":"m","path":[{}]}]}',
+        /errors is not an array of errors/,
+        { data: null, errors: [{ message: "m", path: [{}] }] },
+      ],
+      [
+        "locations whose line is a string",
+        '{"data":null,"errors":[{"message":"m","locations":[{"line":"1","column":2}]}]}',
+        /errors is not an array of errors/,
+        { data: null, errors: [{ message: "m", locations: [{ line: "1", column: 2 }] }] },
+      ],
       ["data that is a string", '{"data":"hello"}', /data is not an object/, { data: "hello" }],
       ["data that is an array", '{"data":[1]}', /data is not an object/, { data: [1] }],
       [
@@ -164,6 +188,54 @@ describe("responses", () => {
       assert.equal(err.statusText, "Forbidden");
       assert.equal(err.headers.get("x-amzn-requestid"), "r-1");
       assert.equal(err.headers.get("set-cookie"), null);
+    });
+
+    it("errorType, path and locations as the service sends them (null, or well formed) are taken as they are", async () => {
+      const body =
+        '{"data":null,"errors":[{"message":"m","errorType":null,"path":["a",0],"locations":[{"line":1,"column":2}]},' +
+        '{"message":"n","path":null,"locations":null}]}';
+      const result = await raw("well-formed-errors", 200, body).requestRaw("{ hello }");
+      assert.deepEqual(result.errors, JSON.parse(body).errors);
+    });
+
+    it("a fetch option that follows a redirect: the response is refused (ServiceResponseError), not retried", async () => {
+      const other = await startEndpoint();
+      try {
+        endpoint.route("redirect-followed", (_req, res) => {
+          res.writeHead(307, { location: other.url });
+          res.end();
+        });
+        let calls = 0;
+        const client = new ServiceClient({
+          url: endpoint.urlFor("redirect-followed"),
+          auth: { type: "apiKey", apiKey: API_KEY },
+          retry: { attempts: 3, baseDelayMs: 1 },
+          fetch: (input, init) => (calls++, fetch(input, { ...init, redirect: "follow" })),
+        });
+        const err = await rejection(client.request("{ hello }"));
+        assert.ok(err instanceof ServiceResponseError, String(err));
+        assert.match(err.message, /redirect/);
+        assert.equal(calls, 1, "not retried: a retry would send the credentials there again");
+        // What the client cannot prevent: a fetch that follows has already sent the request there.
+        assert.equal(other.requests.length, 1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("a response whose url is on another origin (a runtime that follows anyway) is refused", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        fetch: () => {
+          const response = Response.json({ data: { hello: "elsewhere" } });
+          Object.defineProperty(response, "url", { value: "https://elsewhere.example/graphql" });
+          return Promise.resolve(response);
+        },
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceResponseError, String(err));
+      assert.equal(err.body, undefined);
     });
 
     it("a redirect is never followed (credentials stay on the configured origin): ServiceHttpError 3xx", async () => {
