@@ -229,7 +229,12 @@ interface Variant {
   signRecord: RecordSigner;
 }
 
-const loadedOn = webPrimitives.hmacKey("probe") instanceof Promise ? "Web Crypto" : "node:crypto";
+/** What `crypto.ts` runs on here: `node:crypto` answers synchronously (Node 18 has neither). */
+const loadedOn =
+  globalThis.crypto?.subtle || typeof (globalThis as { process?: { getBuiltinModule?: unknown } }).process
+        ?.getBuiltinModule == "function"
+    ? webPrimitives.hmacKey("probe") instanceof Promise ? "Web Crypto" : "node:crypto"
+    : "Web Crypto";
 const webCopy = await webCryptoCopy();
 const variants: Variant[] = [];
 for (

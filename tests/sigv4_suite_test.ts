@@ -176,7 +176,12 @@ async function webCryptoCopy(): Promise<typeof webPrimitives | undefined> {
 
 /** Node 18 has no global `crypto`: there the npm build signs with crypto_node.ts only. */
 const noWebCrypto = globalThis.crypto?.subtle ? false : "no Web Crypto global here (Node 18)";
-const loaded = webPrimitives.hmacKey("probe") instanceof Promise ? "Web Crypto" : "node:crypto";
+/** What `crypto.ts` runs on here: `node:crypto` answers synchronously (Node 18 has neither). */
+const loaded =
+  globalThis.crypto?.subtle || typeof (globalThis as { process?: { getBuiltinModule?: unknown } }).process
+        ?.getBuiltinModule == "function"
+    ? webPrimitives.hmacKey("probe") instanceof Promise ? "Web Crypto" : "node:crypto"
+    : "Web Crypto";
 const webCopy = await webCryptoCopy();
 
 /** Each crypto variant with each of its pairs of primitives; `skip` says why a variant cannot run here. */
