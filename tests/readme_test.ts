@@ -1,72 +1,159 @@
 /**
- * Every TypeScript block of README.md runs here, against the local endpoint: the example URLs are
- * rewritten to it and `@seed/service-client` points at the source. `deno task check` type-checks
- * the same blocks (`deno check --doc-only README.md`).
+ * Every TypeScript block of README.md and of each docs/*.md runs here (fenced `ts`; `ts ignore` marks
+ * a block that cannot run, such as one that needs a real AWS account). The example URLs are rewritten
+ * to a local server, and `@seed/service-client` (and its `/sigv4` and `/realtime` entries) point at
+ * the source. A block that makes requests must reach the local endpoint. A subscription block (one
+ * that imports `/realtime`) talks to the local real-time server instead, which sends its live
+ * subscriptions one `onPost` event (`{ id: "1", title: "Hello" }`) once they have started; the block
+ * must have started one. `deno task check` type-checks the same blocks (`deno check --doc-only`), and
+ * a test below checks that it covers every file whose blocks run here.
  *
  * Deno only: the blocks are TypeScript, which Node 18/20 cannot run, and the npm build's tests
  * exercise the same API through the other test files.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Endpoint, startEndpoint } from "./_server.ts";
+import { type RealtimeServer, startRealtimeServer } from "./_realtime_server.ts";
 
-const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const BLOCKS = [...README.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match, index) => ({
-  index,
-  line: README.slice(0, match.index).split("\n").length,
-  code: match[1]!,
-}));
+const ROOT = new URL("../", import.meta.url);
+/** README.md, then every Markdown file of docs/, as paths relative to the repository. */
+const FILES = [
+  "README.md",
+  ...readdirSync(new URL("docs/", ROOT)).filter((name) => name.endsWith(".md")).sort().map((name) =>
+    `docs/${name}`
+  ),
+];
+const BLOCKS = FILES.flatMap((file) => {
+  const text = readFileSync(new URL(file, ROOT), "utf8");
+  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => ({
+    file,
+    line: text.slice(0, match.index).split("\n").length,
+    code: match[1]!,
+  }));
+});
 const EXAMPLE_URLS = [
   "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
   "https://api.example.com/graphql",
 ];
+const ENTRIES: Record<string, string> = {
+  '"@seed/service-client/sigv4"': "src/sigv4.ts",
+  '"@seed/service-client/realtime"': "src/realtime.ts",
+  '"@seed/service-client"': "mod.ts",
+};
+/** The event the real-time server sends each subscription a block starts. */
+const EVENT = { data: { onPost: { id: "1", title: "Hello" } } };
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 
 let endpoint: Endpoint;
+let realtime: RealtimeServer;
 let dir: string;
 
-// One outer suite owns the endpoint: Node 18 runs file-level hooks only after the suites, and
+/** Resolves as `promise` does, or rejects when it takes longer than 10 s (a block that never ends). */
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not end within 10 s`)), 10_000);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The block's code, with its URLs pointed at `url` and the package's entries at the source. */
+function localized(code: string, url: string): string {
+  for (const example of EXAMPLE_URLS) code = code.replaceAll(example, url);
+  for (const [specifier, path] of Object.entries(ENTRIES)) {
+    code = code.replaceAll(specifier, JSON.stringify(new URL(path, ROOT).href));
+  }
+  return code;
+}
+
+// One outer suite owns the servers: Node 18 runs file-level hooks only after the suites, and
 // waits for an empty event loop before a file-level after().
-describe("readme", () => {
+describe("documentation code blocks", () => {
   before(async () => {
     endpoint = await startEndpoint();
     endpoint.apiKeys.add("da2-example");
+    realtime = await startRealtimeServer();
     dir = mkdtempSync(join(tmpdir(), "readme-"));
   });
   after(async () => {
     await endpoint.close();
+    await realtime.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  describe(
-    "README code blocks run",
-    { skip: isDeno ? false : "README blocks are TypeScript: run on Deno" },
-    () => {
-      it("the README has TypeScript blocks to run", () =>
-        assert.ok(BLOCKS.length >= 10, `${BLOCKS.length} blocks`));
+  it("deno task check type-checks the blocks of every file whose blocks run here", () => {
+    const tasks = JSON.parse(readFileSync(new URL("deno.json", ROOT), "utf8")).tasks as Record<
+      string,
+      string
+    >;
+    const docOnly = /deno check --doc-only ([^&]*)/.exec(tasks.check ?? "");
+    assert.ok(docOnly, "the check task runs deno check --doc-only");
+    const checked = docOnly[1]!.trim().split(/\s+/);
+    for (const file of new Set(BLOCKS.map((block) => block.file))) {
+      const covered = checked.includes(file) ||
+        checked.some((pattern) => pattern === "docs/*.md" && /^docs\/[^/]+\.md$/.test(file));
+      assert.ok(
+        covered,
+        `${file} has TypeScript blocks that deno check --doc-only ${checked.join(" ")} misses`,
+      );
+    }
+  });
 
-      for (const block of BLOCKS) {
-        it(`README.md block at line ${block.line}`, async () => {
-          let code = block.code;
-          for (const url of EXAMPLE_URLS) code = code.replaceAll(url, endpoint.url);
-          code = code
-            .replaceAll(
-              '"@seed/service-client/sigv4"',
-              JSON.stringify(new URL("../src/sigv4.ts", import.meta.url).href),
-            )
-            .replaceAll('"@seed/service-client"', JSON.stringify(new URL("../mod.ts", import.meta.url).href));
-          const file = join(dir, `block_${block.index}.ts`);
+  describe(
+    "every TypeScript block runs",
+    { skip: isDeno ? false : "the blocks are TypeScript: run on Deno" },
+    () => {
+      it("README.md has TypeScript blocks to run", () => {
+        const count = BLOCKS.filter((block) => block.file === "README.md").length;
+        assert.ok(count >= 10, `${count} blocks`);
+      });
+
+      BLOCKS.forEach((block, index) => {
+        it(`${block.file} block at line ${block.line}`, async () => {
+          const subscribes = block.code.includes('"@seed/service-client/realtime"');
+          const code = localized(block.code, subscribes ? realtime.url : endpoint.url);
+          const file = join(dir, `block_${index}.ts`);
           writeFileSync(file, `${code}\nexport {};\n`);
-          const before = endpoint.requests.length;
-          await import(`file://${file}`);
+          const requests = endpoint.requests.length;
+          const sockets = realtime.connections.length;
+          const run = import(`file://${file}`);
+          if (subscribes) {
+            const started = () => realtime.connections.slice(sockets).some((socket) => socket.live.size > 0);
+            // A block that fails before it subscribes must fail the test with its own error.
+            await Promise.race([run, realtime.until(started, "the block starts a subscription")]);
+            assert.ok(started(), "the block started a subscription");
+            realtime.publish(EVENT);
+            try {
+              await within(run, "the block, after its event,");
+            } catch (error) {
+              // End what the block left open: its socket is dropped, and the reconnect refused as final.
+              realtime.behaviour.refuseConnect = () => ({
+                errors: [{ errorType: "UnauthorizedException", message: "The test is over" }],
+              });
+              realtime.dropAll();
+              await run.catch(() => {});
+              throw error;
+            }
+            await realtime.until(
+              () => realtime.connections.slice(sockets).every((socket) => socket.closed),
+              "the block's socket closes",
+            );
+          } else {
+            await within(run, "the block");
+          }
           if (/\.(request|requestRaw|query|mutate|introspect)\(/.test(block.code)) {
-            assert.ok(endpoint.requests.length > before, "the block's requests reached the endpoint");
+            assert.ok(endpoint.requests.length > requests, "the block's requests reached the endpoint");
           }
         });
-      }
+      });
     },
   );
 });
