@@ -25,10 +25,10 @@ export const SIZE_BUDGET = 1_200;
  * plus sign, as AWS does (+16 B). Measured by removal on this bundle: the Web Crypto path is about
  * 150 B, the query's canonical form about 60 B, fetch's method normalization about 45 B. Shaved
  * since: the signing key named by secret and scope alone, `escape` for four of RFC 3986's five
- * extra characters, the key derivation written out in each signer (-23 B), and no cache of the last
- * x-amz-date in `signRequest` (-24 B; the client's signer keeps its per-second cache).
+ * extra characters, and the key derivation written out in each signer (-23 B). Kept: the cache of
+ * the last x-amz-date (24 B), without which `signRequest` on Node fell from 2.1x to 1.95x smithy.
  */
-export const SIZE_CEILING = 1_345;
+export const SIZE_CEILING = 1_370;
 
 /** Bundles `src/sigv4.ts` and returns the minified code. */
 export async function bundleSigner(): Promise<string> {

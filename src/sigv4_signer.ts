@@ -59,6 +59,11 @@ const text = <T>(from: T | undefined, field: keyof T & string, word?: 1, value?:
     ? value
     : invalid(field);
 
+// The last x-amz-date, and the time it was made for: formatting a date takes a tenth of a signature's
+// time on Node, and a busy signer signs many requests within the same millisecond. (Without it,
+// signRequest on crypto_node.ts measured 0.90x of itself with it on Node 20, and 1.95x smithy.)
+let time: number, stamp: string;
+
 /** RFC 3986 percent-encoding: `encodeURIComponent`, plus `!'()*` (`escape` encodes the first four). */
 const uriEncode = (text: string) => encodeURIComponent(text).replace(/[!'()]/g, escape).replace(/\*/g, "%2A");
 
@@ -108,7 +113,10 @@ async (request, options) => {
   let field = "date", url: URL, headers: Headers, longDate: string;
   try {
     // An invalid Date throws here, and so does anything else without the methods of a Date.
-    longDate = date.toISOString().replace(/\.\d+|\W/g, "");
+    // (`getTime`, not `+date`: a number must fail as it would without the last date.)
+    longDate = time === date.getTime()
+      ? stamp
+      : (stamp = date.toISOString().replace(/\.\d+|\W/g, ""), time = +date, stamp);
     field = "url";
     url = new URL(request.url);
     field = "headers";

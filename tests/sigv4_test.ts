@@ -124,7 +124,7 @@ describe("signRequest: bad input", () => {
     });
   }
 
-  it("rejects a number as the date, even right after signing at that time", async () => {
+  it("rejects a number as the date even right after a Date of that time (the last x-amz-date is kept)", async () => {
     await signRequest(request, options);
     const date = options.date!.getTime() as unknown as Date;
     await assert.rejects(signRequest(request, { ...options, date }), {
