@@ -32,7 +32,7 @@
  */
 
 import { authorize, endpointOf, type ServiceClient } from "./client.ts";
-import { type Document, prepareDocument } from "./document.ts";
+import { type Document, prepareDocument, type VariablesObject } from "./document.ts";
 import { type GraphQLFormattedError, ServiceAbortError, ServiceGraphQLError } from "./errors.ts";
 import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
 
@@ -172,7 +172,7 @@ export class RealtimeClient {
    * @throws {ServiceAuthError} From the iterator, when a token getter or credentials provider fails.
    * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option.
    */
-  subscribe<TData = unknown, TVariables extends object = object>(
+  subscribe<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
     ...args: SubscribeArgs<TVariables>
   ): AsyncIterableIterator<TData> {
@@ -190,7 +190,7 @@ export class RealtimeClient {
    * (the subscription then ends).
    * @returns A function that ends the subscription (it sends `stop`).
    */
-  listen<TData = unknown, TVariables extends object = object>(
+  listen<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
     variables: SubscribeArgs<TVariables>[0],
     onData: (data: TData) => void,
