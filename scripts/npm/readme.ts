@@ -1,34 +1,37 @@
 /**
- * The README the npm package ships: the repository's, with its opening for contributors (the
- * `deno task demo` and `deno task test` commands, and what the first `deno task` downloads)
- * replaced by the install command, since npmjs.com shows the README to users of the package.
+ * The README the npm package ships: the repository's, without its sections for contributors (the
+ * `deno task` commands to try the repository, and what they download), since npmjs.com shows the
+ * README to users of the package, whose way in is the Install section.
  *
  * @module
  */
 
-/** Where the contributors' opening ends: the first line of the introduction. */
-const INTRODUCTION = "A typed GraphQL client for a managed GraphQL service";
+/** The section users start from: everything before it that speaks of `deno task` is for contributors. */
+const INSTALL = "## Install";
 
 /**
  * The npm package's README, made from the repository's.
  *
  * @param readme The text of the repository's README.md.
- * @param name The package name, for the install command.
- * @returns The README with its opening block (everything between the title and the introduction)
- * replaced by `npm install <name>`.
- * @throws {Error} When the README no longer starts with a title followed by a `deno task` block and
- * the introduction: the build stops rather than ship the contributors' commands to npm.
+ * @param name The package name, which the Install section must name.
+ * @returns The README without the level-2 sections before Install that hold `deno task` commands.
+ * @throws {Error} When the README has no Install section naming the package, or when a `deno task`
+ * command is left before it outside such a section (in the introduction, say): the build stops rather
+ * than ship the contributors' commands to npm.
  */
 export function npmReadme(readme: string, name: string): string {
-  const titleEnd = readme.indexOf("\n");
-  const introduction = readme.indexOf(INTRODUCTION);
-  const opening = readme.slice(titleEnd + 1, introduction);
-  if (!readme.startsWith("# ") || introduction < 0 || !opening.includes("deno task test")) {
+  const install = readme.search(new RegExp(`^${INSTALL}\\s*$`, "m"));
+  if (install < 0 || !readme.slice(install).includes(name)) {
+    throw new Error(`Cannot write the npm README: README.md has no "${INSTALL}" section naming ${name}`);
+  }
+  // The part before Install, cut at each level-2 heading: [intro, "## A\n…", "## B\n…"].
+  const sections = readme.slice(0, install).split(/^(?=## )/m);
+  const kept = sections.filter((section, index) => index === 0 || !section.includes("deno task"));
+  const head = kept.join("");
+  if (head.includes("deno task")) {
     throw new Error(
-      `Cannot write the npm README: README.md must open with its title, a \`deno task\` block, then "${INTRODUCTION}"`,
+      `Cannot write the npm README: README.md speaks of \`deno task\` before "${INSTALL}" outside a section of its own`,
     );
   }
-  return `${readme.slice(0, titleEnd + 1)}\n\`\`\`sh\nnpm install ${name}\n\`\`\`\n\n${
-    readme.slice(introduction)
-  }`;
+  return head + readme.slice(install);
 }
