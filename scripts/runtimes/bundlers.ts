@@ -98,8 +98,13 @@ function buildChecks(
   const code = [...files].filter(([path]) => path.endsWith(".js")).map(([, text]) => text).join("\n");
   const usesNodeCrypto = /node:crypto/.test(code) && /createHmac/.test(code);
   const usesWebCrypto = /\.subtle\b/.test(code);
+  // The web variant may name `node:crypto` for `process.getBuiltinModule`, which no bundler follows and
+  // a browser has not; what must not reach a browser build is an import of it, static or dynamic.
+  const importsNodeCrypto = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'`]node:crypto["'`]/.test(
+    code,
+  );
   const variant = build.platform === "browser"
-    ? (usesWebCrypto && !/node:crypto/.test(code) ? undefined : "expected Web Crypto and no node:crypto")
+    ? (usesWebCrypto && !importsNodeCrypto ? undefined : "expected Web Crypto and no import of node:crypto")
     : (usesNodeCrypto && !usesWebCrypto ? undefined : "expected node:crypto and no Web Crypto");
   return [
     line(
