@@ -168,7 +168,8 @@ export async function runNode(versions: readonly string[], verbose = false): Pro
     const version = (await capture(binary, ["--version"])).output.trim();
     if (!version.startsWith(`v${major}.`)) {
       throw new Error(
-        `Cannot run Node ${major}: ${binary} is ${version || "missing"} (run \`npm ci --prefix .ci\`)`,
+        `Cannot run Node ${major}: ${binary} is ${version || "missing"} ` +
+          "(run `npm install --prefix .ci --no-save`)",
       );
     }
     console.log(`node ${version}: ${files.length} test files`);

@@ -47,7 +47,7 @@ async function versionOf(binary: string): Promise<string> {
   try {
     chmodSync(binary, 0o755); // npm does not mark the binary of a package that has no `bin` executable
   } catch {
-    throw new Error(`Cannot run ${binary}: it is not installed (run \`npm install --prefix .ci\`)`);
+    throw new Error(`Cannot run ${binary}: it is not installed (run \`npm install --prefix .ci --no-save\`)`);
   }
   const { code, output } = await capture(binary, ["--version"]);
   if (code !== 0) throw new Error(`Cannot run ${binary} (exit ${code}): ${output}`);

@@ -162,7 +162,8 @@ const COMPILERS: readonly Compiler[] = [
     version: /^7\./,
     modes: ["node16", "bundler", "bare"],
     tada: true,
-    missing: !existsSync(TYPESCRIPT7) && `${TYPESCRIPT7} is missing: run \`npm install --prefix .ci\``,
+    missing: !existsSync(TYPESCRIPT7) &&
+      `${TYPESCRIPT7} is missing: run \`npm install --prefix .ci --no-save\``,
     load: () => Promise.resolve(throughCli(TYPESCRIPT7)),
   },
 ];
@@ -320,7 +321,7 @@ for (const compiler of COMPILERS) {
       ) {
         const what = peers ? `moduleResolution ${mode}` : `${mode} (no peers, no DOM types)`;
         const noTypes = !peers && !existsSync(NODE_TYPES) &&
-          `${NODE_TYPES} is missing: run \`npm install --prefix .ci\``;
+          `${NODE_TYPES} is missing: run \`npm install --prefix .ci --no-save\``;
         it(
           `${what}: ${Object.keys(files).join(" and ")} compile against the package`,
           { skip: noTypes },
