@@ -8,7 +8,7 @@
  * suite on the source with `deno task test`, not here.
  *
  * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, checks the Node and
- * Bun counts the README states (readme_counts.ts), then prints one line per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
+ * Bun counts docs/runtimes.md states (readme_counts.ts), then prints one line per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
  *
  * Usage: `deno task test:runtimes [--no-build] [--verbose]`.
  *

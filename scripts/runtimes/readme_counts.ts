@@ -1,7 +1,8 @@
 /**
- * The README's Runtimes table says what each `node:test` run gives ("660 passed, 36 skipped" for
- * Node 18.17.1, …). This compares those claims with the runs just made, so that a test added, or a
- * new skip, fails the matrix until the README says so, instead of leaving a stale number behind.
+ * The runtimes table of docs/runtimes.md (the README links to it) says what each `node:test` run
+ * gives ("660 passed, 36 skipped" for Node 18.17.1, …). This compares those claims with the runs just
+ * made, so that a test added, or a new skip, fails the matrix until the table says so, instead of
+ * leaving a stale number behind.
  *
  * Used by `all.ts` after the Node and Bun runs; `deno run -A scripts/runtimes/readme_counts.ts`
  * runs its self-check.
@@ -32,10 +33,10 @@ export function readmeMismatches(results: readonly RunResult[], readme: string):
     );
     const claim = row && /(\d+) passed, (\d+) skipped/.exec(row);
     if (!claim) {
-      mismatches.push(`${result.runtime}: no README row states its counts`);
+      mismatches.push(`${result.runtime}: no row states its counts`);
     } else if (+claim[1]! !== result.passed || +claim[2]! !== result.skipped) {
       mismatches.push(
-        `${result.runtime}: the README says ${claim[1]} passed, ${
+        `${result.runtime}: the table says ${claim[1]} passed, ${
           claim[2]
         } skipped; this run: ${result.passed} passed, ${result.skipped} skipped`,
       );
@@ -44,16 +45,19 @@ export function readmeMismatches(results: readonly RunResult[], readme: string):
   return mismatches;
 }
 
-/** Checks README.md against `results` and returns the check as a run of its own. */
+/** The document whose table states the counts. */
+export const COUNTS_DOC = "docs/runtimes.md";
+
+/** Checks docs/runtimes.md against `results` and returns the check as a run of its own. */
 export function readmeCountsResult(results: readonly RunResult[]): RunResult {
   const started = performance.now();
   const checked = results.filter((result) => NODE_TEST_RUN.test(result.runtime));
-  const mismatches = readmeMismatches(checked, Deno.readTextFileSync(`${ROOT}/README.md`));
+  const mismatches = readmeMismatches(checked, Deno.readTextFileSync(`${ROOT}/${COUNTS_DOC}`));
   for (const mismatch of mismatches) {
-    console.log(`  ✖ ${mismatch}: update the Runtimes table of README.md`);
+    console.log(`  ✖ ${mismatch}: update the table of ${COUNTS_DOC}`);
   }
   const result = {
-    runtime: "README's runtime counts",
+    runtime: `${COUNTS_DOC}'s runtime counts`,
     passed: checked.length - mismatches.length,
     failed: mismatches.length,
     skipped: 0,
