@@ -281,7 +281,7 @@ export async function authorizeFor(
 }
 
 /** Refuses variables that JSON would not send as the object they are. */
-function checkVariables(variables: unknown): void {
+export function checkVariables(variables: unknown): void {
   if (variables != null) {
     // Variables may hold anything sensitive: even a number is described by its type only.
     if (!isObject(variables)) throw invalidValue("variables", "an object", variables, false, true);
