@@ -66,7 +66,7 @@ const watched = new WeakMap<AbortSignal, [calls: Set<() => void>, listener: () =
  * flight on one signal, it holds one listener (Node warns past 10), removed when the last call ends:
  * the caller's signal may live as long as the app.
  */
-function watch(signal: AbortSignal, onAbort: () => void): () => void {
+export function watch(signal: AbortSignal, onAbort: () => void): () => void {
   let entry = watched.get(signal);
   if (!entry) {
     const calls = new Set<() => void>();
