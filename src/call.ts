@@ -34,6 +34,13 @@ let iam: typeof import("./iam.ts") | undefined;
 /** The waits between attempts, once a call has had an attempt to retry. */
 let backoff: typeof import("./backoff.ts") | undefined;
 
+/**
+ * The failures that no `shouldRetry` is asked about: a response a redirect led to (another attempt
+ * would send the credentials there again) and a body over `maxResponseBytes` (it would be as large
+ * again).
+ */
+const FINAL = new WeakSet<object>();
+
 /** The most bytes of a response body read when no `maxResponseBytes` is given: 16 MiB. */
 const MAX_RESPONSE_BYTES = 16_777_216;
 
@@ -158,7 +165,7 @@ export async function send(
           attempt--;
           continue;
         }
-        const retry = await shouldRetry(policy, err, attempt);
+        const retry = !FINAL.has(err) && await shouldRetry(policy, err, attempt);
         // An abort while shouldRetry decided ends the call as an abort.
         throwIfAborted();
         if (!retry) throw err;
@@ -170,9 +177,13 @@ export async function send(
         if (delay === undefined || performance.now() + delay >= deadline) throw err;
         throwIfAborted();
         // An abort ends the call (below) and clears the timer: nothing is left to wake this loop.
-        await new Promise((resolve) => {
-          const wait = setTimeout(resolve, delay);
-          signal?.addEventListener("abort", () => clearTimeout(wait));
+        await new Promise<void>((resolve) => {
+          const onAbort = () => clearTimeout(wait);
+          const wait = setTimeout(() => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve();
+          }, delay);
+          signal?.addEventListener("abort", onAbort);
         });
       } finally {
         stop();
@@ -191,7 +202,9 @@ export async function send(
         attempts().then(resolve, reject);
       })
       : attempts());
-    if (unwrap && result.errors) throw new ServiceGraphQLError(result.errors, result.data, result.extensions);
+    if (unwrap && result.errors) {
+      throw new ServiceGraphQLError(result.errors, result.data, result.extensions, variables);
+    }
     return unwrap ? result.data : result;
   } finally {
     clearTimeout(timer);
@@ -232,11 +245,13 @@ async function sendOnce(
   // came back is not the endpoint's answer, and sending again would send the credentials again.
   if (response.redirected || response.url && !(response.url + "/").startsWith(state.origin)) {
     response.body?.cancel().catch(() => {});
-    throw new ServiceResponseError(
+    const err = new ServiceResponseError(
       status,
       "the response comes from a redirect, which the client never follows",
       undefined,
     );
+    FINAL.add(err);
+    throw err;
   }
   let text: string | undefined, cause: unknown;
   try {
@@ -248,12 +263,14 @@ async function sendOnce(
   // read is not a network failure (retried by default) but a response error. A non-2xx status
   // stands without its body.
   if (ok && text === undefined) {
-    throw new ServiceResponseError(
+    const err = new ServiceResponseError(
       status,
       cause ? "the body could not be read" : "the body is larger than maxResponseBytes",
       undefined,
       cause,
     );
+    if (!cause) FINAL.add(err);
+    throw err;
   }
   return resultOf(response, text);
 }

@@ -33,8 +33,9 @@ export type Variables = Record<string, unknown>;
 /**
  * The variables of a document whose variables are not typed: any object that the client sends as the
  * JSON object it is. A record (an object literal, a type alias) or a value of an interface or a class
- * passes; an array, a `Map` or `Set`, a `Date`, a function or an object with `toJSON` does not, as the
- * client refuses those at run time.
+ * passes; an array, a `Map` or `Set`, a `Date`, a function, a `Promise` (a forgotten `await`), a
+ * `RegExp`, a boxed string, an `ArrayBuffer` or an object with `toJSON` does not, as the client
+ * refuses those at run time.
  *
  * @example What passes and what does not
  * ```ts
@@ -57,6 +58,10 @@ export type VariablesObject =
     readonly getTime?: never;
     readonly apply?: never;
     readonly toJSON?: never;
+    readonly then?: never;
+    readonly exec?: never;
+    readonly charAt?: never;
+    readonly byteLength?: never;
   });
 
 /**

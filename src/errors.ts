@@ -147,7 +147,8 @@ export class ServiceError extends Error {
  * Partial `data`, if any, is kept on the error; `requestRaw` returns it without throwing. The
  * message names the first error, as the server wrote it (its `errorType`, then its `message` cut at
  * 200 characters), and how many more there are: the server's own text may appear in a log, while
- * the request's variables, headers and credentials never do. Read `errors` for every detail.
+ * the request's variables (each value cut out of the server's words), headers and credentials never
+ * do. Read `errors` for every detail.
  *
  * @example Read the GraphQL errors
  * ```ts
@@ -174,15 +175,27 @@ export class ServiceGraphQLError extends ServiceError {
    * @param errors The formatted errors.
    * @param data The partial data.
    * @param extensions The response's extensions.
+   * @param variables The request's variables: a server's words may quote them (a validation error
+   * quotes the value it refused), so each of their values (of 3 characters or more) is cut out of
+   * the message.
    */
-  constructor(errors: readonly GraphQLFormattedError[], data?: unknown, extensions?: unknown) {
+  constructor(
+    errors: readonly GraphQLFormattedError[],
+    data?: unknown,
+    extensions?: unknown,
+    variables?: unknown,
+  ) {
     // The first error says what went wrong (its own text, cut short), as every peer's message does.
     const [first, ...more] = errors;
-    super(
-      "GRAPHQL_ERROR",
-      (first?.errorType ? first.errorType + ": " : "") + first?.message.slice(0, 200) +
-        (more.length ? ` (and ${more.length} more)` : ""),
-    );
+    let text = first
+      ? (first.errorType ? first.errorType + ": " : "") + first.message
+      : "GraphQL request failed";
+    JSON.stringify(variables, (_key, value) => {
+      const leaf = typeof value == "string" || typeof value == "number" ? String(value) : "";
+      if (leaf.length > 2) text = text.replaceAll(leaf, "…");
+      return value;
+    });
+    super("GRAPHQL_ERROR", String(text).slice(0, 200) + (more.length ? ` (and ${more.length} more)` : ""));
     hideData(this, { errors, data, extensions });
   }
 }
@@ -290,7 +303,8 @@ export class ServiceAbortError extends ServiceError {
 /**
  * No response was received: the connection failed or was reset before a status arrived. The
  * runtime's error is the `cause` (behind a getter, as it may quote the URL). Retried by default when
- * a `retry` policy is set: the server did not run the request.
+ * a `retry` policy is set. The server may still have received the request before the connection
+ * broke: give a mutation that must not run twice `retry: { attempts: 1 }`.
  *
  * @example Wrap a fetch failure
  * ```ts

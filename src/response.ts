@@ -1,7 +1,7 @@
 /**
  * Turns one HTTP response, and its body's text, into a GraphQL result per the spec's table: non-2xx
  * is a `ServiceHttpError`; a 2xx body that is not a GraphQL response is a `ServiceResponseError`. (A
- * 2xx body that cannot be read is a `ServiceNetworkError`: the client reads it, see `call.ts`.)
+ * 2xx body that cannot be read is a `ServiceResponseError` too: the client reads it, see `call.ts`.)
  *
  * @module
  */
@@ -52,7 +52,7 @@ export type GraphQLResult<TData = unknown> =
 
 /**
  * Classifies a response, given its body's text (the client reads it, in the same `await` chain as
- * the fetch, and maps a 2xx body that cannot be read to a `ServiceNetworkError`; a non-2xx one comes
+ * the fetch, and maps a 2xx body that cannot be read to a `ServiceResponseError`; a non-2xx one comes
  * here without text, and its error without `body`).
  *
  * @throws {ServiceHttpError} For a status that is not 2xx (redirects included: they are never followed).

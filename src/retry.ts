@@ -126,10 +126,11 @@ export function retryPolicy(retry: unknown): RetryPolicy {
 }
 
 /**
- * The default retry rule: network errors (no response was received, so the server did not run the
- * operation), HTTP 5xx and HTTP 429. A failure after the response's status arrived (a body cut
- * short, too large, or not GraphQL) is a `ServiceResponseError`, never retried by this rule: the
- * server may have run a mutation.
+ * The default retry rule: network errors (no response was received), HTTP 5xx and HTTP 429. A
+ * failure after the response's status arrived (a body cut short or not GraphQL) is a
+ * `ServiceResponseError`, never retried by this rule: the status proves that the server received
+ * the request, and it may have run a mutation. (A connection that breaks before the status may have
+ * delivered the request too: a mutation that must not run twice takes `retry: { attempts: 1 }`.)
  *
  * @param err A failed attempt's error.
  * @returns Whether the default policy retries it.

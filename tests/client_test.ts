@@ -545,6 +545,25 @@ describe("client", () => {
       const err = new ServiceGraphQLError([{ message: long }, { message: "b" }, { message: "c" }]);
       assert.equal(err.message, "x".repeat(200) + " (and 2 more)");
       assert.equal(new ServiceGraphQLError([{ message: "boom" }]).message, "boom");
+      // Made by hand from JavaScript with no errors, or an error without a message: a message still.
+      assert.equal(new ServiceGraphQLError([]).message, "GraphQL request failed");
+      assert.equal(new ServiceGraphQLError([{} as never]).message, "undefined");
+    });
+
+    it("a GraphQL error's message never holds a value of the request's variables, even where the server quotes it", async () => {
+      const err = await rejection(
+        client().request("query Q($v: Int) { posts(limit: $v) { id } }", { v: "hunter2-secret" } as never),
+      );
+      assert.ok(err instanceof ServiceGraphQLError, String(err));
+      assert.match(err.errors[0]!.message, /hunter2-secret/, "the server quoted it");
+      assert.doesNotMatch(err.message, /hunter2/);
+      assert.match(err.message, /…/);
+      // Short values (a flag, a count) are left: cutting them would cut the server's words apart.
+      const short = new ServiceGraphQLError([{ message: "Limit 10 is too high for ab" }], null, null, {
+        n: 10,
+        s: "ab",
+      });
+      assert.equal(short.message, "Limit 10 is too high for ab");
     });
 
     it("requestRaw returns {data, errors} for the same response without throwing", async () => {

@@ -209,7 +209,8 @@ describe("responses", () => {
         const client = new ServiceClient({
           url: endpoint.urlFor("redirect-followed"),
           auth: { type: "apiKey", apiKey: API_KEY },
-          retry: { attempts: 3, baseDelayMs: 1 },
+          // Even a shouldRetry that retries everything is not asked.
+          retry: { attempts: 3, baseDelayMs: 1, shouldRetry: () => true },
           fetch: (input, init) => (calls++, fetch(input, { ...init, redirect: "follow" })),
         });
         const err = await rejection(client.request("{ hello }"));

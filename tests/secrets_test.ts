@@ -403,17 +403,14 @@ describe("no secret or variable in any error", () => {
           const err = await caught(() =>
             client(undefined, auth).request("query Q($v: Int) { posts(limit: $v) { id } }", VARIABLES)
           );
-          // The message names the server's first error as the server wrote it (as every peer's does), so
-          // the server's own text may be there; what the client holds (data, body, variables) is not.
-          assert.ok(err instanceof ServiceGraphQLError, String(err));
-          assert.equal(err.code, "GRAPHQL_ERROR");
+          // The message names the server's first error, in the server's words, with every value of the
+          // request's variables cut out of them: the rest of the checks hold as for every error.
+          check(err, ServiceGraphQLError, "GRAPHQL_ERROR");
           assert.ok(
             err.errors[0]!.message.includes(VARIABLE),
             "the server's message quotes it; err.errors keeps it",
           );
-          assert.equal(err.message, err.errors[0]!.errorType + ": " + err.errors[0]!.message.slice(0, 200));
-          assert.ok(!JSON.stringify(err).includes(VARIABLE), "JSON.stringify(err) holds none of it");
-          assert.ok(!JSON.stringify({ ...err }).includes(VARIABLE), "a spread copy holds none of it");
+          assert.match(err.message, /…/, "the value is cut out where the server quoted it");
         });
 
         it("GraphQL partial data holding the variable, with a field error (ServiceGraphQLError)", async () => {

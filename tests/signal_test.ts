@@ -300,6 +300,47 @@ describe("signals", () => {
   });
 
   describe("the wait between attempts", () => {
+    it("20 attempts with waits between them keep at most a few abort listeners on any signal (Node warns past 10)", async () => {
+      endpoint.route("503-fast", (_request, res) => {
+        res.writeHead(503, { "content-type": "application/json", "retry-after": "0" });
+        res.end("{}");
+      });
+      const live = new Map<EventTarget, number>();
+      let most = 0;
+      const proto = AbortSignal.prototype as unknown as EventTarget;
+      const { addEventListener: add, removeEventListener: remove } = proto;
+      proto.addEventListener = function (
+        this: EventTarget,
+        ...args: Parameters<EventTarget["addEventListener"]>
+      ) {
+        if (args[0] === "abort") {
+          live.set(this, (live.get(this) ?? 0) + 1), most = Math.max(most, live.get(this)!);
+        }
+        return add.apply(this, args);
+      };
+      proto.removeEventListener = function (
+        this: EventTarget,
+        ...args: Parameters<EventTarget["removeEventListener"]>
+      ) {
+        if (args[0] === "abort" && live.has(this)) live.set(this, live.get(this)! - 1);
+        return remove.apply(this, args);
+      };
+      try {
+        const client = new ServiceClient({
+          url: endpoint.urlFor("503-fast"),
+          auth: { type: "apiKey", apiKey: API_KEY },
+          retry: { attempts: 20, baseDelayMs: 0, maxDelayMs: 0 },
+          timeoutMs: 30_000,
+        });
+        const err = await rejection(client.request("{ hello }"));
+        assert.equal(err.status, 503, String(err));
+      } finally {
+        proto.addEventListener = add;
+        proto.removeEventListener = remove;
+      }
+      assert.ok(most <= 3, `at most ${most} abort listeners on one signal`);
+    });
+
     it("a call aborted during its backoff wait ends at once, leaving no timer and no listener behind", async () => {
       endpoint.route("always-503", (_request, res) => {
         res.writeHead(503, { "content-type": "application/json", "retry-after": "30" });

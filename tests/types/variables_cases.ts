@@ -95,6 +95,12 @@ export async function untypedVariables(): Promise<void> {
   await client.requestRaw("query Post($id: ID!) { post(id: $id) { id } }", new Date());
   // @ts-expect-error TS2322 'undefined': an object with toJSON is not sent as the object it is
   await client.mutate("mutation M($id: ID!) { remove(id: $id) }", { id: "1", toJSON: () => ({}) });
+  // @ts-expect-error TS2345 'Promise<{ id: string; }>': a forgotten await
+  await client.request("query Post($id: ID!) { post(id: $id) { id } }", Promise.resolve({ id: "1" }));
+  // @ts-expect-error TS2345 'RegExp': not an object of variables
+  await client.request("query Post($id: ID!) { post(id: $id) { id } }", /id/);
+  // @ts-expect-error TS2345 'ArrayBuffer': not an object of variables
+  await client.request("query Post($id: ID!) { post(id: $id) { id } }", new ArrayBuffer(1));
   // With the result type alone, the same holds.
   // @ts-expect-error TS2345 'number[]': an array, refused at run time
   await client.request<Post>("query Post($id: ID!) { post(id: $id) { id } }", [1, 2]);
