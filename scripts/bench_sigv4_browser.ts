@@ -109,6 +109,15 @@ try {
       }× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
     );
   });
+  if (names.includes("ours B")) {
+    const a = rates[names.indexOf("ours")]!, b = rates[names.indexOf("ours B")]!;
+    const ratios = b.map((rate, round) => rate / a[round]!);
+    console.log(
+      `\n- ours B ÷ ours, per round: median ${median(ratios).toFixed(2)}× (${
+        Math.min(...ratios).toFixed(2)
+      }–${Math.max(...ratios).toFixed(2)})`,
+    );
+  }
 } finally {
   await browser.close();
   await server.close();
