@@ -1,13 +1,16 @@
 /**
- * SigV4 request signing (header signing, `AWS4-HMAC-SHA256`) over a set of hashing primitives.
- * `sigv4.ts` binds it to `crypto.ts` (which the npm build maps to `crypto_node.ts`); tests and
- * benchmarks bind it to either.
+ * SigV4 request signing (header signing, `AWS4-HMAC-SHA256`) over two hashing primitives, a key
+ * maker and a digest (HMAC-SHA256 under a key, SHA-256 without). `sigv4.ts` binds `signer` to
+ * `crypto.ts`'s `hmacKey`/`digest`, and `iam.ts` binds `recordSigner` to its faster
+ * `fastHmacKey`/`fastDigest` (the npm build maps `crypto.ts` to `crypto_node.ts`); tests and
+ * benchmarks bind them to any variant.
  *
  * The rules are `@smithy/signature-v4`'s for every service but S3: the path (as `URL.pathname` gives
  * it: dot segments already resolved) loses its empty segments and is encoded once more (the "double
  * encoding" of non-S3 services); query keys and values are encoded, then sorted by key and value;
- * header values have runs of spaces and tabs collapsed. Out of scope: S3's rules, presigned URLs,
- * chunked payloads, event streams, SigV4a.
+ * a `+` in the query is a plus sign, as AWS reads it (see {@link signer}); header values have runs
+ * of spaces and tabs collapsed. Out of scope: S3's rules, presigned URLs, chunked payloads, event
+ * streams, SigV4a.
  *
  * Every byte here ships in the signer's chunk, so the code leans on the platform: `Headers` lowercases,
  * trims, sorts and validates the headers, `URL` resolves the path and decodes the query. Primitives
