@@ -110,17 +110,25 @@ export async function readText(response: FetchResponse, max: number): Promise<st
     const text = await response.text();
     return text.length > max ? undefined : text;
   }
-  const decoder = new TextDecoder();
-  let text = "", size = 0;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
   for (let chunk; !(chunk = await reader.read()).done;) {
     if ((size += chunk.value.length) > max) {
       reader.cancel().catch(() => {});
       return;
     }
-    text += decoder.decode(chunk.value, { stream: true });
+    chunks.push(chunk.value);
   }
-  return text + decoder.decode();
+  let bytes = chunks[0];
+  if (chunks[1]) {
+    bytes = new Uint8Array(size);
+    size = 0;
+    for (const chunk of chunks) bytes.set(chunk, size), size += chunk.length;
+  }
+  return decoder.decode(bytes);
 }
+
+const decoder = new TextDecoder();
 
 function parse(text: string | undefined): unknown {
   try {

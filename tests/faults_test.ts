@@ -312,6 +312,17 @@ describe("faults on the wire", () => {
       assert.equal(outcome.attempts, 1);
     });
 
+    it("a character split across two chunks of the body is decoded whole", async () => {
+      const bytes = new TextEncoder().encode('{"data":{"hello":"café ✓"}}');
+      const cut = bytes.indexOf(0xc3) + 1; // between the two bytes of "é"
+      const outcome = await call("split-character", (socket) => {
+        socket.write(head(200, { ...JSON_TYPE, "content-length": bytes.length }));
+        socket.write(bytes.subarray(0, cut));
+        server.track(socket, setTimeout(() => socket.end(bytes.subarray(cut)), 30));
+      });
+      assert.deepEqual(outcome.data, { hello: "café ✓" });
+    });
+
     it("a Content-Length above maxResponseBytes fails before the body is read", async () => {
       const outcome = await call("declared-too-large", (socket) => {
         socket.write(head(200, { ...JSON_TYPE, "content-length": "100000000" }));
