@@ -101,10 +101,7 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
  * ends there and the body is cancelled.
  */
 export async function readText(response: FetchResponse, max: number): Promise<string | undefined> {
-  if (+response.headers.get?.("content-length")! > max) {
-    response.body?.cancel().catch(() => {});
-    return;
-  }
+  if (+response.headers.get?.("content-length")! > max) return discard(response.body);
   const reader = response.body?.getReader();
   if (!reader) {
     const text = await response.text();
@@ -113,10 +110,7 @@ export async function readText(response: FetchResponse, max: number): Promise<st
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let chunk; !(chunk = await reader.read()).done;) {
-    if ((size += chunk.value.length) > max) {
-      reader.cancel().catch(() => {});
-      return;
-    }
+    if ((size += chunk.value.length) > max) return discard(reader);
     chunks.push(chunk.value);
   }
   let bytes = chunks[0];
@@ -129,6 +123,16 @@ export async function readText(response: FetchResponse, max: number): Promise<st
 }
 
 const decoder = new TextDecoder();
+
+/** Cancels a body (or its reader) that will not be read, whatever the runtime answers. */
+export function discard(body: { cancel(): Promise<void> } | null | undefined): undefined {
+  try {
+    body?.cancel().catch(() => {});
+  } catch {
+    // Bun 1.0 throws at once for a body that is done
+  }
+  return undefined;
+}
 
 function parse(text: string | undefined): unknown {
   try {
