@@ -38,7 +38,7 @@ export const ErrorCode: {
   readonly BadResponse: "BAD_RESPONSE";
   readonly Auth: "AUTH_ERROR";
   readonly InvalidArgument: "INVALID_ARGUMENT";
-} = Object.freeze(
+} = /* @__PURE__ */ Object.freeze(
   {
     /** The response held a non-empty `errors` array ({@link ServiceGraphQLError}). */
     GraphQL: "GRAPHQL_ERROR",
