@@ -7,8 +7,12 @@
  * last one ends; every subscription is multiplexed on it, each `start` with its own authorization,
  * read from the client's auth at that moment (iam signs the connection and each `start`). A socket
  * that closes or misses its keep-alives is opened again with jittered exponential backoff (capped at
- * 5 s), with fresh auth, and every live subscription is started again. Errors the service calls final
- * (codes 400, 401, 403, `UnauthorizedException`, `BadRequestException`) end the subscriptions instead.
+ * 5 s), with fresh auth, and every live subscription is started again; so is a socket whose token getter
+ * or credentials provider fails while reconnecting (most likely for the same reason the socket was lost).
+ * Errors the service calls final (codes 400, 401, 403, `UnauthorizedException`, `BadRequestException`),
+ * a getter that fails for the first socket, and a WebSocket constructor that throws end the
+ * subscriptions instead. Every frame is checked: one that is not an object is ignored, and errors
+ * without a message still end what they concern with a typed error.
  *
  * Out of scope: the separate Events APIs (`aws-appsync-event-ws`), and auth in plain HTTP headers.
  *
@@ -31,9 +35,16 @@
  * @module
  */
 
+import { checkVariables, watch } from "./call.ts";
 import { authorize, endpointOf, type ServiceClient } from "./client.ts";
 import { type Document, prepareDocument, type VariablesObject } from "./document.ts";
-import { type GraphQLFormattedError, ServiceAbortError, ServiceGraphQLError } from "./errors.ts";
+import {
+  type GraphQLFormattedError,
+  isFormattedError,
+  ServiceAbortError,
+  ServiceGraphQLError,
+} from "./errors.ts";
+import { requestConfig } from "./options.ts";
 import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
 
 /** What the connection is doing, as `onStateChange` reports it. */
@@ -94,26 +105,44 @@ interface Subscription {
   data?: string;
   /** Whether the service acknowledged its `start` on the current socket. */
   acked?: boolean;
+  /** Whether the service acknowledged a `start` of it on any socket: a `start` again is a restart. */
+  started?: boolean;
+  /** Ends it when its `start` stays unanswered. */
+  wait?: ReturnType<typeof setTimeout>;
   /** Hands over an event's payload. */
-  receive(payload: Record<string, unknown> | undefined): void;
+  receive(payload: Payload): void;
   /** Ends it, with an error to throw; `quiet` when the service ended it already (no `stop`). */
   end(error?: unknown, quiet?: boolean): void;
 }
 
 /** One socket, from its auth to its close. */
 interface Socket {
-  ws?: WebSocketLike;
+  /** The socket; `terminate` is `ws`'s (Node 18 and 20), which ends it without the close handshake. */
+  ws?: WebSocketLike & { terminate?(): void; onclose?: unknown };
   acked?: boolean;
   /** How long it may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
   timeoutMs: number;
 }
 
+/** A message's payload, as the peer sent it: anything, read with `?.` only. */
+type Payload = { readonly [key: string]: unknown } | undefined;
+
 type Handlers = {
   [K in "onopen" | "onmessage" | "onclose" | "onerror"]: (event: { data?: unknown }) => void;
 };
 
-/** How long the connection may wait for its `connection_ack`, as the official clients do. */
+/**
+ * How long the connection may wait for its `connection_ack`, and a `start` for its `start_ack`, as
+ * the official clients do.
+ */
 const ACK_TIMEOUT_MS = 15_000;
+/**
+ * The shortest keep-alive timeout taken from the service, as the official subscription link does: a
+ * `connectionTimeoutMs` of 1 (or below 0) would close each socket as it opens, and open the next.
+ */
+const MIN_TIMEOUT_MS = 60_000;
+/** The message of an error that came without one, or of an event that is not an object. */
+const MALFORMED = "Malformed message from the real-time service";
 /** The error codes and types after which reconnecting cannot help. */
 const FINAL = /^(40[013]|BadRequestException|UnauthorizedException)$/;
 /** The headers an iam `/connect` and `start` are signed with; sent for every mode. */
@@ -166,11 +195,14 @@ export class RealtimeClient {
    * @param document A GraphQL string (give the types as `<Data, Variables>`) or a typed document.
    * @param args The variables, then the options.
    * @returns The events' data, in order.
-   * @throws {ServiceGraphQLError} From the iterator: an event with errors, a refused `start` (such as
-   * `MaxSubscriptionsReachedError`), or a final connection error.
-   * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription.
-   * @throws {ServiceAuthError} From the iterator, when a token getter or credentials provider fails.
-   * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option.
+   * @throws {ServiceGraphQLError} From the iterator: an event with errors or that is not an object, a
+   * refused `start` (such as `MaxSubscriptionsReachedError`), or a final connection error.
+   * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription, or with the
+   * reason `"timeout"` when the service leaves its `start` unanswered for 15 s.
+   * @throws {ServiceAuthError} From the iterator, when a token getter or credentials provider fails
+   * for the first socket or the subscription's first `start` (while reconnecting, it is retried).
+   * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option, or a
+   * WebSocket constructor that throws (code `INVALID_ARGUMENT`).
    */
   subscribe<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
@@ -189,6 +221,7 @@ export class RealtimeClient {
    * @param onError Called once with the error that ended the subscription, or that `onData` threw
    * (the subscription then ends).
    * @returns A function that ends the subscription (it sends `stop`).
+   * @throws {TypeError} When `onData` or `onError` is not a function (code `INVALID_ARGUMENT`).
    */
   listen<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
@@ -196,6 +229,8 @@ export class RealtimeClient {
     onData: (data: TData) => void,
     onError: (error: unknown) => void,
   ): () => void {
+    expectFunction(onData, "onData");
+    expectFunction(onError, "onError");
     const events = linkOf(this).subscribe(document, [variables]) as AsyncIterableIterator<TData>;
     (async () => {
       for await (const data of events) onData(data);
@@ -226,10 +261,11 @@ function linkOf(realtime: RealtimeClient): Connection {
 /** The socket and subscriptions of one `RealtimeClient`. */
 function connection(client: ServiceClient, options: RealtimeOptions) {
   expectOptions(options, "options", ["webSocket", "authIn", "url", "onStateChange"]);
-  const graphql = endpointOf(client);
-  const { authIn = "protocol", onStateChange } = options;
+  // A fragment is not sent over HTTP; it would end up in the middle of the paths below.
+  const graphql = endpointOf(client).split("#")[0]!;
+  const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
   const webSocket = (options.webSocket ?? globalThis.WebSocket) as WebSocketConstructor;
-  const url = options.url ?? (
+  const url: unknown = options.url ?? (
     /^https:\/\/\w+\.appsync-api\.[\w-]+\.amazonaws\.com(\.cn)?\/graphql$/i.test(graphql)
       ? graphql.replace("appsync-api", "appsync-realtime-api")
       : graphql + "/realtime"
@@ -240,12 +276,17 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
   if (authIn != "protocol" && authIn != "query") {
     throw invalidValue("authIn", '"protocol" or "query"', authIn);
   }
-  if (typeof url != "string" || !/^wss?:\/\/[^/?#]/i.test(url)) {
-    throw invalidValue("url", "a ws: or wss: URL", url);
+  // As the WebSocket constructor checks it (a fragment, a bad port): it throws for what no retry mends.
+  let scheme;
+  try {
+    scheme = new URL(url as string).protocol;
+  } catch {
+    // refused below
   }
-  if (onStateChange != null && typeof onStateChange != "function") {
-    throw invalidValue("onStateChange", "a function", onStateChange);
+  if (typeof url != "string" || !/^wss?:$/.test(scheme!) || url.includes("#")) {
+    throw invalidValue("url", "an absolute ws: or wss: URL without a fragment", url);
   }
+  if (onStateChange != null) expectFunction(onStateChange, "onStateChange");
   const host = new URL(graphql).host;
   const subscriptions = new Map<string, Subscription>();
   let socket: Socket | undefined;
@@ -268,13 +309,21 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
   });
   const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
   /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
-  const watch = () => {
+  const rearm = () => {
     clearTimeout(timer);
     timer = setTimeout(lost, socket!.timeoutMs);
   };
   const drop = () => {
     clearTimeout(timer);
-    socket?.ws?.close();
+    const ws = socket?.ws;
+    ws?.close();
+    // `ws` waits 30 s for a silent peer's close frame, and the process with it: it is cut after a
+    // second. A standard WebSocket has no such method; Deno's, closed towards a frozen peer, keeps the
+    // process alive until the runtime's own close timeout, which no option shortens.
+    if (ws?.readyState == 2 && ws.terminate) {
+      const cut = setTimeout(() => ws.terminate!(), 1_000);
+      ws.onclose = () => clearTimeout(cut);
+    }
     socket = undefined;
   };
   /** The socket closed or went silent: open another while subscriptions live. */
@@ -282,16 +331,18 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     drop();
     if (!subscriptions.size) return setState("closed");
     setState("reconnecting");
-    for (const subscription of subscriptions.values()) subscription.acked = false;
+    for (const subscription of subscriptions.values()) {
+      subscription.acked = false;
+      clearTimeout(subscription.wait);
+    }
     timer = setTimeout(open, Math.min(5_000, 250 * 2 ** attempt++) * (0.5 + Math.random() / 2));
   };
   /** A connection error: final ones end every subscription, others reconnect. */
-  const failed = (payload: Record<string, unknown> | undefined) => {
+  const failed = (payload: Payload) => {
     const errors = errorsOf(payload);
-    if (!errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!))) {
-      return lost();
-    }
-    end(new ServiceGraphQLError(errors));
+    if (errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!))) {
+      end(new ServiceGraphQLError(errors));
+    } else lost();
   };
   const end = (error?: unknown) => {
     for (const subscription of subscriptions.values()) subscription.end(error, true);
@@ -305,9 +356,16 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       const authorization = await headers("", subscription.data!);
       if (socket == current && subscriptions.get(id) == subscription) {
         send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
+        // The socket may be alive while the service lost the `start`.
+        subscription.wait = setTimeout(
+          () => subscription.end(new ServiceAbortError("timeout"), true),
+          ACK_TIMEOUT_MS,
+        );
       }
     } catch (error) {
-      subscription.end(error, true);
+      // A getter failing for a restart fails as the reconnect's own would: the socket is opened again.
+      if (!subscription.started) subscription.end(error, true);
+      else if (socket == current) lost();
     }
   };
   const receive = (current: Socket, text: unknown) => {
@@ -317,23 +375,29 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     } catch {
       return;
     }
-    const { id, type, payload } = message;
-    const subscription = subscriptions.get(id);
-    watch();
+    if (!isObject(message)) return;
+    const { id, type } = message;
+    const payload = message.payload as Payload;
+    const subscription = subscriptions.get(id as string);
+    rearm();
     if (type == "connection_ack") {
       current.acked = true;
-      // The service's timeout (the simulator spells it `connectionTimeout`), as a timer can hold it.
-      current.timeoutMs =
-        Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs ?? payload?.connectionTimeout) ||
-        300_000;
+      // The service's timeout (the simulator spells it `connectionTimeout`), from a minute to what a
+      // timer can hold; 5 minutes when it is not a number.
+      current.timeoutMs = Math.max(
+        MIN_TIMEOUT_MS,
+        Math.min(MAX_TIMER_MS, (payload?.connectionTimeoutMs ?? payload?.connectionTimeout) as number),
+      ) || 300_000;
       attempt = 0;
-      watch();
+      rearm();
       setState("connected");
       for (const [id, subscription] of subscriptions) if (subscription.data) start(id, subscription);
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
-      if (subscription) subscription.acked = true;
-      else send({ id, type: "stop" });
+      if (subscription) {
+        subscription.acked = subscription.started = true;
+        clearTimeout(subscription.wait);
+      } else send({ id, type: "stop" });
     } else if (type == "data") subscription?.receive(payload);
     else if (type == "complete") subscription?.end(undefined, true);
     else if (type == "error" && id) subscription?.end(new ServiceGraphQLError(errorsOf(payload)), true);
@@ -347,29 +411,38 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     try {
       header = btoa(JSON.stringify(await headers("/connect", "{}")));
     } catch (error) {
-      return socket == current && end(error);
+      // A getter failing for the first socket is the caller's to mend; while reconnecting, it most
+      // likely fails for the reason the socket was lost (the network), and is tried again.
+      return socket == current && (state == "reconnecting" ? lost() : end(error));
     }
     if (socket != current) return;
+    let ws;
     try {
-      const ws = current.ws = authIn == "query"
+      ws = current.ws = authIn == "query"
         ? new webSocket(`${url}?header=${encodeURIComponent(header)}&payload=e30=`, ["graphql-ws"])
         : new webSocket(url, [
           "graphql-ws",
           "header-" + header.replace(/[+/=]/g, (c) => c == "+" ? "-" : c == "/" ? "_" : ""),
         ]);
-      Object.assign(
-        ws,
-        {
-          onopen: () => socket == current && send({ type: "connection_init" }),
-          onmessage: (event) => socket == current && receive(current, event.data),
-          onclose: () => socket == current && lost(),
-          onerror: () => {},
-        } satisfies Handlers,
+    } catch (error) {
+      // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
+      // a bad argument, as a bad url option is. Its own error stays out: it may quote the URL.
+      return end(
+        invalid(
+          "Cannot open the real-time socket: the WebSocket constructor threw a " + (error as Error)?.name,
+        ),
       );
-      watch();
-    } catch {
-      lost();
     }
+    Object.assign(
+      ws,
+      {
+        onopen: () => socket == current && send({ type: "connection_init" }),
+        onmessage: (event) => socket == current && receive(current, event.data),
+        onclose: () => socket == current && lost(),
+        onerror: () => {},
+      } satisfies Handlers,
+    );
+    rearm();
   };
 
   return {
@@ -381,7 +454,8 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       const waiting: (() => void)[] = [];
       let ended = false;
       let failure: unknown;
-      const signal = (options as SubscribeOptions | undefined)?.signal;
+      let signal: AbortSignal | undefined;
+      let unwatch: (() => void) | undefined;
       const onAbort = () =>
         subscription.end(
           new ServiceAbortError(
@@ -391,15 +465,17 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
         );
       const subscription: Subscription = {
         receive(payload) {
-          const errors = payload?.errors as GraphQLFormattedError[] | undefined;
-          if (errors?.length) return subscription.end(new ServiceGraphQLError(errors, payload!.data));
-          queue.push(payload?.data);
+          if (!isObject(payload) || [payload.errors ?? []].flat().length) {
+            return subscription.end(new ServiceGraphQLError(errorsOf(payload), payload?.data));
+          }
+          queue.push(payload.data);
           waiting.splice(0).forEach((wake) => wake());
         },
         end(error, quiet) {
           if (ended) return;
           [ended, failure] = [true, error];
-          signal?.removeEventListener("abort", onAbort);
+          unwatch?.();
+          clearTimeout(subscription.wait);
           if (subscriptions.get(id) == subscription) {
             subscriptions.delete(id);
             if (!quiet && subscription.acked) send({ id, type: "stop" });
@@ -429,16 +505,14 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       };
       try {
         expectOptions(options ?? {}, "subscribe options", ["signal"]);
-        if (signal != null && typeof signal.addEventListener != "function") {
-          throw invalidValue("signal", "an AbortSignal", signal);
-        }
-        if (variables != null && !isObject(variables)) {
-          throw invalidValue("variables", "an object", variables, false, true);
-        }
+        // The checks of request(): the same signals and variables are refused, with the same words.
+        signal = requestConfig(options ?? undefined).signal;
+        checkVariables(variables);
         subscriptions.set(id, subscription);
         clearTimeout(idle);
-        signal?.addEventListener("abort", onAbort);
+        // One listener per signal, however many subscriptions share it (Node warns past 10).
         if (signal?.aborted) onAbort();
+        else if (signal) unwatch = watch(signal, onAbort);
         Promise.resolve(prepareDocument(document)).then(({ query, operationName }) => {
           try {
             subscription.data = JSON.stringify({ query, variables, operationName });
@@ -457,9 +531,18 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
   };
 }
 
-/** The errors of an error message's payload: a list, or one object (as `MaxSubscriptionsReachedError` has it). */
-function errorsOf(
-  payload: Record<string, unknown> | undefined,
-): (GraphQLFormattedError & { errorCode?: unknown })[] {
-  return [payload?.errors ?? { message: "The real-time connection failed" }].flat() as never;
+/**
+ * The errors of a payload: a list, or one object (as `MaxSubscriptionsReachedError` has it). An
+ * error without a message gets {@link MALFORMED} (its `errorType` and `errorCode` are kept); what is
+ * not a formatted error even so is left out; with none left, one error says the message was malformed.
+ */
+function errorsOf(payload: Payload): (GraphQLFormattedError & { errorCode?: unknown })[] {
+  const errors = [payload?.errors].flat().filter(isObject).map((error) => ({ message: MALFORMED, ...error }))
+    .filter(isFormattedError);
+  return errors.length ? errors : [{ message: MALFORMED }];
+}
+
+/** Throws unless `value` is a function. */
+function expectFunction(value: unknown, field: string): void {
+  if (typeof value != "function") throw invalidValue(field, "a function", value);
 }

@@ -39,6 +39,8 @@ export interface Connection {
   /** How many `ka` messages it was sent. */
   kaSent: number;
   send(message: Message): void;
+  /** Sends a text frame as it is, JSON or not. */
+  sendText(text: string): void;
   /** Ends the TCP connection without a close frame: a lost network. */
   destroy(): void;
 }
@@ -55,6 +57,8 @@ export interface Behaviour {
   holdStartAcks: boolean;
   /** Sends `ka` at this interval when set. */
   keepAliveMs?: number;
+  /** When true, a close frame is left unanswered and the TCP connection open: a frozen peer. */
+  ignoreClose?: boolean;
 }
 
 /** The running server. */
@@ -114,7 +118,8 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
       live: new Map(),
       closed: false,
       kaSent: 0,
-      send: (message) => !connection.closed && socket.write(frame(1, Buffer.from(JSON.stringify(message)))),
+      send: (message) => connection.sendText(JSON.stringify(message)),
+      sendText: (text) => !connection.closed && socket.write(frame(1, Buffer.from(text))),
       destroy: () => socket.destroy(),
     };
     connections.push(connection);
@@ -179,8 +184,9 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
       for (let parsed; (parsed = unframe(buffered));) {
         buffered = buffered.subarray(parsed.length);
         if (parsed.opcode === 1) onMessage(JSON.parse(parsed.payload.toString()));
-        else if (parsed.opcode === 8) socket.end(frame(8, parsed.payload.subarray(0, 2)));
-        else if (parsed.opcode === 9) socket.write(frame(10, parsed.payload));
+        else if (parsed.opcode === 8) {
+          if (!behaviour.ignoreClose) socket.end(frame(8, parsed.payload.subarray(0, 2)));
+        } else if (parsed.opcode === 9) socket.write(frame(10, parsed.payload));
       }
     });
     changed();

@@ -3,7 +3,12 @@
  * (`_realtime_server.ts`): auth in the subprotocol and in the query, the five auth modes, one socket
  * for several subscriptions, `stop` and the unsubscribe race, refused starts and the 100-subscription
  * limit, connection errors final or not, missed keep-alives and lost sockets (reconnect with fresh
- * auth, subscriptions started again), and secrets kept out of URLs and errors.
+ * auth, subscriptions started again), getters failing while reconnecting, unanswered starts, frames
+ * that are malformed, a WebSocket constructor that throws, a peer that never answers the close, the
+ * arguments' checks, and secrets kept out of URLs and errors.
+ *
+ * Time is injected only where a timeout of the client's is the subject (15 s for a `start_ack`, the
+ * keep-alive timeout of at least 60 s): {@link clientTimers} runs those timers of the client sooner.
  *
  * Runs under Deno, Bun and Node 22+ with their global `WebSocket`, and under Node 18 and 20 with the
  * `ws` package.
@@ -13,7 +18,7 @@
 
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ServiceClient, ServiceGraphQLError } from "../mod.ts";
+import { ServiceAbortError, ServiceAuthError, ServiceClient, ServiceGraphQLError } from "../mod.ts";
 import { type ConnectionState, RealtimeClient, type WebSocketConstructor } from "../src/realtime.ts";
 import type { AuthOptions } from "../src/auth.ts";
 import { type RealtimeServer, startRealtimeServer } from "./_realtime_server.ts";
@@ -28,17 +33,64 @@ async function webSocketClass(): Promise<WebSocketConstructor> {
 }
 
 const API_KEY = "da2-secret-api-key-value";
+/** Whether the sockets of this runtime can be cut without a close handshake (`ws`'s and Bun's can). */
+const CAN_TERMINATE = typeof (await webSocketClass()).prototype.terminate == "function";
+
+/** A frame of the client's source or build on a stack: its timers are the ones {@link clientTimers} changes. */
+const FROM_CLIENT = /[/\\]src[/\\]realtime\.[cm]?[jt]s\b/;
+
+/** The client's timers during one test, as {@link clientTimers} replaced them. */
+interface ClientTimers {
+  /** The delays the client asked for, in order. */
+  readonly asked: number[];
+  /** Puts the runtime's timers back. */
+  restore(): void;
+}
+
+/**
+ * Replaces the global timers until `restore()`: a timer the client sets with a delay found in
+ * `sooner` runs after the delay given there instead; every other timer (the tests', the server's, the
+ * runtime's) is left alone.
+ */
+function clientTimers(sooner: Record<number, number> = {}): ClientTimers {
+  const { setTimeout: set } = globalThis;
+  const asked: number[] = [];
+  globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => {
+    if (FROM_CLIENT.test(new Error().stack ?? "")) {
+      asked.push(ms);
+      ms = sooner[ms] ?? ms;
+    }
+    return set(callback, ms, ...args);
+  }) as typeof setTimeout;
+  return { asked, restore: () => void (globalThis.setTimeout = set) };
+}
+
+/** Settles as `promise` does, or rejects after `ms`: a failure, where the client would wait forever. */
+async function within<T>(promise: Promise<T>, what: string, ms = 3_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Nothing after ${ms} ms: ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe("RealtimeClient", () => {
   let server: RealtimeServer;
   let WebSocket: WebSocketConstructor;
   const opened: RealtimeClient[] = [];
+  let timers: ClientTimers | undefined;
 
   beforeEach(async () => {
     server = await startRealtimeServer();
     WebSocket = await webSocketClass();
   });
   afterEach(async () => {
+    timers?.restore();
+    timers = undefined;
     for (const realtime of opened.splice(0)) realtime.close();
     await server.close();
   });
@@ -364,7 +416,8 @@ describe("RealtimeClient", () => {
   });
 
   it("reconnects with fresh auth when keep-alives stop, and starts every subscription again", async () => {
-    server.behaviour.ackPayload = { connectionTimeout: 200 }; // the simulator's spelling
+    server.behaviour.ackPayload = { connectionTimeout: 60_000 }; // the simulator's spelling
+    timers = clientTimers({ 60_000: 200 });
     let token = 0;
     const states: ConnectionState[] = [];
     const realtime = realtimeOf(
@@ -388,8 +441,9 @@ describe("RealtimeClient", () => {
   });
 
   it("keeps a socket whose keep-alives arrive in time", async () => {
-    server.behaviour.ackPayload = { connectionTimeoutMs: 400 };
+    server.behaviour.ackPayload = { connectionTimeoutMs: 60_000 };
     server.behaviour.keepAliveMs = 40;
+    timers = clientTimers({ 60_000: 400 });
     const realtime = realtimeOf();
     const events = realtime.subscribe("subscription { onPost { id } }");
     events.next();
@@ -490,5 +544,295 @@ describe("RealtimeClient", () => {
     });
     await assert.rejects(realtime.subscribe("  ").next(), { code: "INVALID_ARGUMENT" });
     assert.equal(server.connections.length, 0);
+  });
+
+  it("ignores frames that are not objects, and ends a subscription with an event that is not one", async () => {
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    const first = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const connection = server.connections[0]!;
+    for (const text of ["null", "42", '"ka"', "[]", "not JSON", '{"type":"data","id":null}']) {
+      connection.sendText(text);
+    }
+    server.publish({ data: { n: 1 } });
+    assert.deepEqual((await first).value, { n: 1 });
+    connection.send({ type: "data", id: startsOn(0)[0]!.id, payload: null });
+    await assert.rejects(events.next(), (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError);
+      assert.deepEqual(error.errors, [{ message: "Malformed message from the real-time service" }]);
+      return true;
+    });
+    assert.equal(realtime.state, "connected");
+  });
+
+  it("gives errors without a message a typed error: a connection_error's, a start's, an event's", async () => {
+    /** Checks a GraphQL error built from an error with `errorType` but no message. */
+    const typed = (errorType: string) => (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError, String(error));
+      assert.equal(error.errors[0]!.errorType, errorType);
+      assert.equal(typeof error.errors[0]!.message, "string");
+      assert.equal(error.message, `${errorType}: Malformed message from the real-time service`);
+      return true;
+    };
+    // A final connection_error as the service words it (errorType and errorCode): no reconnect.
+    server.behaviour.refuseConnect = () => ({
+      errors: [{ errorType: "UnauthorizedException", errorCode: 401 }],
+    });
+    const refused = realtimeOf();
+    const [a, b] = [refused.subscribe("subscription { a }"), refused.subscribe("subscription { b }")];
+    await assert.rejects(a.next(), typed("UnauthorizedException"));
+    await assert.rejects(b.next(), typed("UnauthorizedException"));
+    assert.equal(server.connections.length, 1);
+    assert.equal(refused.state, "closed");
+
+    delete server.behaviour.refuseConnect;
+    server.behaviour.refuseStart = (start) =>
+      JSON.parse(start.payload.data).query.includes("secret")
+        ? { errors: [{ errorType: "UnauthorizedException" }] }
+        : undefined;
+    const realtime = realtimeOf();
+    const secret = realtime.subscribe("subscription { secret }");
+    const fine = realtime.subscribe("subscription { onPost { id } }");
+    const next = fine.next();
+    await assert.rejects(secret.next(), typed("UnauthorizedException"));
+    await server.until(() => server.connections[1]?.live.size === 1, "the other start");
+    server.publish({ data: null, errors: [{ errorType: "ResolverError", errorInfo: null }] });
+    await assert.rejects(next, typed("ResolverError"));
+  });
+
+  it("ends the subscriptions with INVALID_ARGUMENT when the WebSocket constructor throws, once", async () => {
+    let calls = 0;
+    class Refusing {
+      constructor(url: string) {
+        calls++;
+        // As a runtime words it, the URL quoted: credentials and all with authIn "query".
+        throw new SyntaxError(`The URL '${url}' is refused`);
+      }
+    }
+    const realtime = realtimeOf(undefined, { webSocket: Refusing, authIn: "query" });
+    const [a, b] = [realtime.subscribe("subscription { a }"), realtime.subscribe("subscription { b }")];
+    for (const events of [a, b]) {
+      await assert.rejects(within(events.next(), "an error from the iterator"), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.equal((error as { code?: string }).code, "INVALID_ARGUMENT");
+        assert.match(error.message, /WebSocket constructor threw a SyntaxError/);
+        const shown = [error.message, error.stack, String(error.cause)].join(" ");
+        assert.equal(shown.includes(btoa(API_KEY).slice(0, 12)), false);
+        return true;
+      });
+    }
+    assert.equal(calls, 1);
+    assert.equal(realtime.state, "closed");
+  });
+
+  it("checks the real-time URL when constructed, and drops a client URL's fragment from the derived one", async () => {
+    const client = new ServiceClient({ url: server.url, auth: { type: "apiKey", apiKey: API_KEY } });
+    for (
+      const url of [
+        "ws://127.0.0.1/graphql/realtime#main",
+        "wss://example.com/graphql/realtime?key=da2-in-url#",
+        "ws://127.0.0.1:99999/graphql/realtime",
+        "wss://",
+        "https://example.com/graphql/realtime",
+        "/graphql/realtime",
+      ]
+    ) {
+      assert.throws(() => new RealtimeClient(client, { webSocket: WebSocket, url }), (error: unknown) => {
+        assert.equal((error as { code?: string }).code, "INVALID_ARGUMENT", url);
+        assert.match(
+          (error as Error).message,
+          /^Invalid url: expected an absolute ws: or wss: URL without a fragment/,
+        );
+        assert.equal((error as Error).message.includes("da2-in-url"), false);
+        return true;
+      });
+    }
+    const withFragment = new ServiceClient({
+      url: server.url + "#main",
+      auth: { type: "apiKey", apiKey: API_KEY },
+    });
+    const realtime = new RealtimeClient(withFragment, { webSocket: WebSocket });
+    opened.push(realtime);
+    realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    assert.equal(server.connections[0]!.path, "/graphql/realtime");
+    assert.equal(server.connections[0]!.header!.host, new URL(server.url).host);
+  });
+
+  describe("a token getter that fails while reconnecting is retried, not final", () => {
+    /** A user-pool token getter that throws on the calls numbered in `failing` (1: the first socket's). */
+    function counted(failing: number[]) {
+      const counter = { calls: 0 };
+      const auth: AuthOptions = {
+        type: "userpool",
+        jwtToken: () => {
+          if (failing.includes(++counter.calls)) throw new Error("identity provider unreachable");
+          return `jwt-${counter.calls}`;
+        },
+      };
+      return { auth, counter };
+    }
+
+    for (
+      const [which, failing] of [
+        ["the socket's", [3]], // 1: first socket, 2: its start, 3: the socket after the loss
+        ["a restart's", [4]], // 4: the start again on that socket
+      ] as const
+    ) {
+      it(`${which} getter, after the socket was lost: the subscription resumes`, async () => {
+        const { auth, counter } = counted([...failing]);
+        const states: ConnectionState[] = [];
+        const realtime = realtimeOf(auth, { onStateChange: (state: ConnectionState) => states.push(state) });
+        const events = realtime.subscribe("subscription { onPost { id } }");
+        const next = events.next();
+        await server.until(() => server.connections[0]?.live.size === 1, "the start");
+        server.dropAll();
+        await server.until(
+          () => server.connections.some((connection, index) => index > 0 && connection.live.size === 1),
+          "the start on a later socket",
+        );
+        assert.ok(counter.calls > failing[0], "the failing getter was called");
+        server.publish({ data: { n: 1 } });
+        assert.deepEqual((await next).value, { n: 1 });
+        assert.equal(states.includes("closed"), false);
+      });
+    }
+
+    it("the first socket's getter: the caller's to mend, it ends the subscription", async () => {
+      const { auth, counter } = counted([1]);
+      const realtime = realtimeOf(auth);
+      await assert.rejects(realtime.subscribe("subscription { a }").next(), (error: unknown) => {
+        assert.ok(error instanceof ServiceAuthError);
+        assert.equal(error.code, "AUTH_ERROR");
+        return true;
+      });
+      assert.equal(counter.calls, 1);
+      assert.equal(server.connections.length, 0);
+      assert.equal(realtime.state, "closed");
+    });
+  });
+
+  it("ends a subscription whose start_ack does not come in time (ServiceAbortError, timeout)", async () => {
+    server.behaviour.holdStartAcks = true;
+    server.behaviour.keepAliveMs = 50; // the socket itself stays alive
+    timers = clientTimers({ 15_000: 300 });
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    await assert.rejects(within(events.next(), "the start_ack timeout"), (error: unknown) => {
+      assert.ok(error instanceof ServiceAbortError, String(error));
+      assert.equal(error.reason, "timeout");
+      return true;
+    });
+    assert.ok(timers.asked.includes(15_000));
+    // The service acknowledges it at last: the client stops it.
+    const connection = server.connections[0]!;
+    server.ackHeld();
+    await server.until(() => connection.received.some((message) => message.type === "stop"), "the stop");
+    assert.equal(connection.live.size, 0);
+    assert.equal(server.connections.length, 1);
+  });
+
+  it("clamps the service's keep-alive timeout to at least 60 s", async () => {
+    timers = clientTimers();
+    for (const [index, connectionTimeoutMs] of [1, -5, 0].entries()) {
+      server.behaviour.ackPayload = { connectionTimeoutMs };
+      const realtime = realtimeOf();
+      realtime.subscribe("subscription { onPost { id } }").next();
+      await server.until(
+        () => server.connections[index]?.live.size === 1,
+        `the start with ${connectionTimeoutMs}`,
+      );
+      assert.equal(server.connections.length, index + 1);
+      realtime.close();
+    }
+    // 15 s before each ack, the clamped 60 s after it, a second before an idle socket closes: no less.
+    assert.deepEqual(timers.asked.filter((ms) => ms < 1_000), []);
+    assert.ok(timers.asked.filter((ms) => ms === 60_000).length >= 3);
+  });
+
+  it(
+    "close() cuts a socket whose peer leaves the close unanswered (ws, Bun; not standard sockets)",
+    { skip: !CAN_TERMINATE && "this runtime's WebSocket has no terminate()" },
+    async () => {
+      server.behaviour.ignoreClose = true;
+      const realtime = realtimeOf();
+      realtime.subscribe("subscription { onPost { id } }").next();
+      await server.until(() => server.connections[0]?.live.size === 1, "the start");
+      realtime.close();
+      // Within the 5 s of until(): `ws` on its own would wait 30 s.
+      await server.until(() => server.connections[0]!.closed, "the socket cut");
+      assert.equal(realtime.state, "closed");
+    },
+  );
+
+  it("listen() checks onData and onError, and opens nothing without them", () => {
+    const realtime = realtimeOf();
+    assert.throws(() => realtime.listen("subscription { a }", undefined, () => {}, undefined as never), {
+      code: "INVALID_ARGUMENT",
+      message: /^Invalid onError: expected a function/,
+    });
+    assert.throws(() => realtime.listen("subscription { a }", undefined, "log" as never, () => {}), {
+      code: "INVALID_ARGUMENT",
+      message: /^Invalid onData: expected a function/,
+    });
+    assert.equal(server.connections.length, 0);
+  });
+
+  it("refuses a bad signal from the iterator, never from subscribe() itself", async () => {
+    const realtime = realtimeOf();
+    for (const signal of [{}, { addEventListener() {} }, 42]) {
+      const events = realtime.subscribe("subscription { a }", undefined, { signal } as never);
+      await assert.rejects(events.next(), {
+        code: "INVALID_ARGUMENT",
+        message: /signal: expected an AbortSignal/,
+      });
+    }
+    assert.equal(server.connections.length, 0);
+  });
+
+  it("refuses the variables request() refuses, with the same message", async () => {
+    const client = new ServiceClient({ url: server.url, auth: { type: "apiKey", apiKey: API_KEY } });
+    const realtime = realtimeOf();
+    for (const variables of [new Map([["id", "1"]]), new Date(0), { id: "1", toJSON: () => ({}) }, [1], 7]) {
+      const refused = await client.request("query Q($id: ID) { post(id: $id) }", variables as never).then(
+        () => assert.fail("request() took the variables"),
+        (error: Error) => error,
+      );
+      const events = realtime.subscribe(
+        "subscription S($id: ID) { onPost(id: $id) { id } }",
+        variables as never,
+      );
+      await assert.rejects(within(events.next(), "the variables' refusal"), {
+        code: "INVALID_ARGUMENT",
+        message: refused.message,
+      });
+    }
+    assert.equal(server.connections.length, 0);
+  });
+
+  it("holds one abort listener on a signal that twelve subscriptions share", async () => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    let listeners = 0;
+    const [add, remove] = [signal.addEventListener.bind(signal), signal.removeEventListener.bind(signal)];
+    signal.addEventListener =
+      ((...args: Parameters<typeof add>) => (listeners++, add(...args))) as typeof add;
+    signal.removeEventListener =
+      ((...args: Parameters<typeof remove>) => (listeners--, remove(...args))) as typeof remove;
+    const realtime = realtimeOf();
+    const all = Array.from(
+      { length: 12 },
+      (_, i) => realtime.subscribe(`subscription { on${i} }`, undefined, { signal }),
+    );
+    const results = all.map((events) => events.next().then(() => "data", (error) => error));
+    await server.until(() => server.connections[0]?.live.size === 12, "twelve starts");
+    assert.equal(listeners, 1);
+    controller.abort();
+    for (const error of await Promise.all(results)) {
+      assert.ok(error instanceof ServiceAbortError, String(error));
+    }
+    assert.equal(listeners, 0);
+    await server.until(() => server.connections[0]!.live.size === 0, "twelve stops");
   });
 });
