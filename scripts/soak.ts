@@ -1,6 +1,6 @@
 /**
  * Soak: many requests through one client against a local endpoint, to prove that nothing
- * accumulates and nothing is left running (issue 6).
+ * accumulates and nothing is left running.
  *
  * - `--requests` requests (default 100,000), `--concurrency` in flight (default 200), every one
  *   with the same long-lived caller `AbortSignal` and its own `timeoutMs`;

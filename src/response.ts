@@ -1,5 +1,5 @@
 /**
- * Turns one HTTP response, and its body's text, into a GraphQL result per the spec's table: non-2xx
+ * Turns one HTTP response, and its body's text, into a GraphQL result: non-2xx
  * is a `ServiceHttpError`; a 2xx body that is not a GraphQL response is a `ServiceResponseError`. (A
  * 2xx body that cannot be read is a `ServiceResponseError` too: the client reads it, see `call.ts`.)
  *

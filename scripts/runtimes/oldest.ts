@@ -1,5 +1,5 @@
 /**
- * The oldest runtimes the spec names ("Deno 1.40 or later, and Bun 1.0 or later"), as old as npm
+ * The oldest runtimes the package supports (Deno 1.40 or later, Bun 1.0 or later), as old as npm
  * has them: Deno 1.46.0 (npm has no Deno from 1.40 to 1.45) and Bun 1.0.0, both from
  * .ci/node_modules (`npm install --prefix .ci`). Neither runs `node:test` files (Bun 1.0 finds no
  * test in them; Deno 1 cannot read this repository's Deno 2 lock), so each runs the checks of

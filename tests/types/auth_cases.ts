@@ -1,5 +1,5 @@
 /**
- * Type tests: the auth union (spec section 2, "Auth variants", rule 1). Each mode accepts its own
+ * Type tests: the auth union. Each mode accepts its own
  * fields as values or getters; a missing field, a field of another mode, a field of the wrong type
  * and a getter of the wrong shape do not compile.
  *

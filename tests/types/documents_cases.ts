@@ -1,5 +1,5 @@
 /**
- * Type tests: documents (spec section 4, typing rules 1 and 2). A string document takes
+ * Type tests: documents. A string document takes
  * `<Response, Variables>` in that order; a typed document (`TypedDocumentNode`, codegen's
  * `TypedDocumentString`, and gql.tada's `TadaDocumentNode` in tada_cases.ts) carries both types,
  * and the variables argument is checked against them: required when the operation has a required

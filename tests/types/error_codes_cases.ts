@@ -1,5 +1,5 @@
 /**
- * Type tests: narrowing by `code` (spec section 7: "callers can branch by instanceof or by code").
+ * Type tests: narrowing by `code`: callers branch by `instanceof` or by `code`.
  * Each class has its own literal `code`, and `isServiceError` narrows to the union of the classes,
  * so comparing `code` narrows to one class with its properties, as `instanceof` does.
  *

@@ -1,5 +1,5 @@
 /**
- * Type tests: the error classes (spec section 7). `instanceof` narrows to each class and its
+ * Type tests: the error classes. `instanceof` narrows to each class and its
  * properties; `code` is the union of the stable codes, so a comparison with a code that does not
  * exist does not compile and a `switch` over it can be exhaustive.
  *

@@ -1,5 +1,5 @@
 /**
- * Type tests: the client's and the request's options (issue 9): `headers` as a plain object or
+ * Type tests: the client's and the request's options: `headers` as a plain object or
  * `Headers`, `timeoutMs` and `signal` on the client and per request. A misspelt or mistyped option
  * does not compile.
  *

@@ -1,5 +1,5 @@
 /**
- * Type tests: what the calls resolve (spec section 4). `request`, `query` and `mutate` resolve the
+ * Type tests: what the calls resolve. `request`, `query` and `mutate` resolve the
  * data; `requestRaw` resolves `{ data?, errors?, extensions? }` with the same data type, possibly
  * partial or `null`; `introspect()` resolves graphql's `IntrospectionQuery`.
  *

@@ -1,5 +1,5 @@
 /**
- * Type tests: gql.tada's `TadaDocumentNode` (spec section 4, typing rule 2), apart from
+ * Type tests: gql.tada's `TadaDocumentNode`, apart from
  * documents_cases.ts because gql.tada's own types need TypeScript 5: the consumer check on
  * TypeScript 4.8 (tests/consumers/run.ts) compiles every other case file.
  *

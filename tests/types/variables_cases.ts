@@ -1,6 +1,5 @@
 /**
- * Type tests: the variables argument of typed documents, where the rule is strictest (spec section
- * 4, typing rule 2): optional for an operation without variables in each tool's own spelling of
+ * Type tests: the variables argument of typed documents, where the rule is strictest: optional for an operation without variables in each tool's own spelling of
  * "none", checked against the document even next to valid variables, and never widened by type
  * arguments that contradict the document.
  *
