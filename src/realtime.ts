@@ -103,10 +103,11 @@ export type SubscribeArgs<TVariables> = [Record<never, never>] extends [TVariabl
 interface Subscription {
   /** The `start` payload's `data`, once the document is ready. */
   data?: string;
-  /** Whether the service acknowledged its `start` on the current socket. */
+  /**
+   * Whether the service acknowledged its `start` on the current socket: `false` once a socket was
+   * lost under it (its next `start` is a restart), `undefined` before.
+   */
   acked?: boolean;
-  /** Whether the service acknowledged a `start` of it on any socket: a `start` again is a restart. */
-  started?: boolean;
   /** Ends it when its `start` stays unanswered. */
   wait?: ReturnType<typeof setTimeout>;
   /** Hands over an event's payload. */
@@ -142,7 +143,7 @@ const ACK_TIMEOUT_MS = 15_000;
  */
 const MIN_TIMEOUT_MS = 60_000;
 /** The message of an error that came without one, or of an event that is not an object. */
-const MALFORMED = "Malformed message from the real-time service";
+const MALFORMED = "Malformed real-time message";
 /** The error codes and types after which reconnecting cannot help. */
 const FINAL = /^(40[013]|BadRequestException|UnauthorizedException)$/;
 /** The headers an iam `/connect` and `start` are signed with; sent for every mode. */
@@ -265,27 +266,25 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
   const graphql = endpointOf(client).split("#")[0]!;
   const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
   const webSocket = (options.webSocket ?? globalThis.WebSocket) as WebSocketConstructor;
-  const url: unknown = options.url ?? (
+  const url: string = (options as RealtimeOptions).url ?? (
     /^https:\/\/\w+\.appsync-api\.[\w-]+\.amazonaws\.com(\.cn)?\/graphql$/i.test(graphql)
       ? graphql.replace("appsync-api", "appsync-realtime-api")
       : graphql + "/realtime"
   ).replace(/^http/i, "ws");
   if (typeof webSocket != "function") {
-    throw invalidValue("webSocket", "a WebSocket constructor (this runtime has no global one)", webSocket);
+    throw invalidValue("webSocket", "a WebSocket constructor (none is global here)", webSocket);
   }
   if (authIn != "protocol" && authIn != "query") {
     throw invalidValue("authIn", '"protocol" or "query"', authIn);
   }
   // As the WebSocket constructor checks it (a fragment, a bad port): it throws for what no retry mends.
-  let scheme;
+  let valid;
   try {
-    scheme = new URL(url as string).protocol;
+    valid = /^wss?:\/\/[^#]*$/i.test(url) && new URL(url);
   } catch {
     // refused below
   }
-  if (typeof url != "string" || !/^wss?:$/.test(scheme!) || url.includes("#")) {
-    throw invalidValue("url", "an absolute ws: or wss: URL without a fragment", url);
-  }
+  if (!valid) throw invalidValue("url", "a ws: or wss: URL without a fragment", url);
   if (onStateChange != null) expectFunction(onStateChange, "onStateChange");
   const host = new URL(graphql).host;
   const subscriptions = new Map<string, Subscription>();
@@ -364,21 +363,19 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       }
     } catch (error) {
       // A getter failing for a restart fails as the reconnect's own would: the socket is opened again.
-      if (!subscription.started) subscription.end(error, true);
+      if (subscription.acked == undefined) subscription.end(error, true);
       else if (socket == current) lost();
     }
   };
   const receive = (current: Socket, text: unknown) => {
-    let message;
+    let id, type, payload: Payload;
     try {
-      message = JSON.parse(text as string);
+      // Not JSON, or null: ignored (any other value has no type, and does nothing but show life).
+      ({ id, type, payload } = JSON.parse(text as string));
     } catch {
       return;
     }
-    if (!isObject(message)) return;
-    const { id, type } = message;
-    const payload = message.payload as Payload;
-    const subscription = subscriptions.get(id as string);
+    const subscription = subscriptions.get(id);
     rearm();
     if (type == "connection_ack") {
       current.acked = true;
@@ -395,7 +392,7 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
       if (subscription) {
-        subscription.acked = subscription.started = true;
+        subscription.acked = true;
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
     } else if (type == "data") subscription?.receive(payload);
@@ -429,7 +426,7 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       // a bad argument, as a bad url option is. Its own error stays out: it may quote the URL.
       return end(
         invalid(
-          "Cannot open the real-time socket: the WebSocket constructor threw a " + (error as Error)?.name,
+          "The WebSocket constructor threw a " + (error as Error)?.name,
         ),
       );
     }

@@ -36,6 +36,8 @@ export interface Connection {
   readonly live: Map<string, Message>;
   /** Whether the socket has closed. */
   closed: boolean;
+  /** Whether the client ended its side of the TCP connection (or the socket has closed). */
+  ended: boolean;
   /** How many `ka` messages it was sent. */
   kaSent: number;
   send(message: Message): void;
@@ -117,6 +119,7 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
       received: [],
       live: new Map(),
       closed: false,
+      ended: false,
       kaSent: 0,
       send: (message) => connection.sendText(JSON.stringify(message)),
       sendText: (text) => !connection.closed && socket.write(frame(1, Buffer.from(text))),
@@ -124,8 +127,12 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
     };
     connections.push(connection);
     let keepAlive: ReturnType<typeof setInterval> | undefined;
+    socket.on("end", () => {
+      connection.ended = true;
+      changed();
+    });
     socket.on("close", () => {
-      connection.closed = true;
+      connection.closed = connection.ended = true;
       clearInterval(keepAlive);
       timers.delete(keepAlive!);
       changed();
