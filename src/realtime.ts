@@ -262,8 +262,7 @@ function linkOf(realtime: RealtimeClient): Connection {
 /** The socket and subscriptions of one `RealtimeClient`. */
 function connection(client: ServiceClient, options: RealtimeOptions) {
   expectOptions(options, "options", ["webSocket", "authIn", "url", "onStateChange"]);
-  // A fragment is not sent over HTTP; it would end up in the middle of the paths below.
-  const graphql = endpointOf(client).split("#")[0]!;
+  const graphql = endpointOf(client);
   const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
   const webSocket = (options.webSocket ?? globalThis.WebSocket) as WebSocketConstructor;
   const url: string = (options as RealtimeOptions).url ?? (
