@@ -11,8 +11,10 @@
  * or credentials provider fails while reconnecting (most likely for the same reason the socket was lost).
  * Errors the service calls final (codes 400, 401, 403, `UnauthorizedException`, `BadRequestException`),
  * a getter that fails for the first socket, and a WebSocket constructor that throws end the
- * subscriptions instead. Every frame is checked: one that is not an object is ignored, and errors
- * without a message still end what they concern with a typed error.
+ * subscriptions instead. A `start` left unanswered for 15 s ends its subscription. The service's
+ * keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is checked: one
+ * that is not an object is ignored, and errors without a message still end what they concern with a
+ * typed error.
  *
  * Out of scope: the separate Events APIs (`aws-appsync-event-ws`), and auth in plain HTTP headers.
  *
@@ -78,7 +80,8 @@ export interface RealtimeOptions {
   readonly authIn?: "protocol" | "query" | undefined;
   /**
    * The real-time URL (`wss://…`), when it cannot be derived from the client's: a standard endpoint's
-   * `appsync-api` host becomes `appsync-realtime-api`; any other URL gets `/realtime` appended.
+   * `appsync-api` host becomes `appsync-realtime-api`; any other URL gets `/realtime` appended. Given
+   * or derived, it must be a `ws:` or `wss:` URL without a fragment (checked at construction).
    */
   readonly url?: string | undefined;
   /** Called with each new state of the connection, for a UI. It must not throw. */
@@ -315,9 +318,10 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     clearTimeout(timer);
     const ws = socket?.ws;
     ws?.close();
-    // `ws` waits 30 s for a silent peer's close frame, and the process with it: it is cut after a
-    // second. A standard WebSocket has no such method; Deno's, closed towards a frozen peer, keeps the
-    // process alive until the runtime's own close timeout, which no option shortens.
+    // `ws` waits 30 s for a silent peer's close frame, and the process with it (Bun's too): it is cut
+    // after a second. The standard WebSocket has no such method: Deno's and Node 22+'s, closed towards
+    // a frozen peer, keep the process alive until the runtime gives up (over a minute on Node 22),
+    // which no option shortens.
     if (ws?.readyState == 2 && ws.terminate) {
       const cut = setTimeout(() => ws.terminate!(), 1_000);
       ws.onclose = () => clearTimeout(cut);
