@@ -316,7 +316,7 @@ export function checkVariables(variables: unknown): void {
   }
 }
 
-function serialize(
+export function serialize(
   document: PreparedDocument,
   variables: unknown,
   operationName: string | undefined,

@@ -235,12 +235,7 @@ function sendFrom(
   load?: () => Promise<PreparedDocument>,
 ): Promise<unknown> {
   try {
-    const state = states.get(client);
-    // A method taken off its client (`const { request } = client`) is called without one.
-    if (!state) {
-      throw invalid("ServiceClient method called without its client: bind it");
-    }
-    return send(state, document, variables, options, unwrap, load);
+    return send(stateOf(states, client), document, variables, options, unwrap, load);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -251,7 +246,7 @@ function sendFrom(
  * checked at construction.
  */
 export function endpointOf(client: ServiceClient): string {
-  return stateOf(client).config.url;
+  return stateOf(states, client).config.url;
 }
 
 /**
@@ -269,14 +264,21 @@ export function authorize(
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string>> {
   try {
-    return authorizeFor(stateOf(client), url, body, headers);
+    return authorizeFor(stateOf(states, client), url, body, headers);
   } catch (err) {
     return Promise.reject(err);
   }
 }
 
-function stateOf(client: ServiceClient): ClientState {
-  const state = states.get(client);
-  if (!state) throw invalid("Invalid client: expected a ServiceClient");
+/**
+ * Internal (the realtime entry keeps its state the same way): what `states` holds for `owner`. A
+ * method taken off its object (`const { request } = client`) is called without one, and so is the
+ * realtime entry given something else than a `ServiceClient`.
+ *
+ * @throws {TypeError} With `code: "INVALID_ARGUMENT"` when `owner` has no state.
+ */
+export function stateOf<Owner extends object, State>(states: WeakMap<Owner, State>, owner: Owner): State {
+  const state = states.get(owner);
+  if (!state) throw invalid("Called without its client: bind the method, or pass a ServiceClient");
   return state;
 }

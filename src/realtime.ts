@@ -37,8 +37,8 @@
  * @module
  */
 
-import { checkVariables, watch } from "./call.ts";
-import { authorize, endpointOf, type ServiceClient } from "./client.ts";
+import { checkVariables, serialize, watch } from "./call.ts";
+import { authorize, endpointOf, type ServiceClient, stateOf } from "./client.ts";
 import { type Document, prepareDocument, type VariablesObject } from "./document.ts";
 import {
   type GraphQLFormattedError,
@@ -146,7 +146,7 @@ const ACK_TIMEOUT_MS = 15_000;
  */
 const MIN_TIMEOUT_MS = 60_000;
 /** The message of an error that came without one, or of an event that is not an object. */
-const MALFORMED = "Malformed real-time message";
+const MALFORMED = "Malformed message";
 /** The error codes and types after which reconnecting cannot help. */
 const FINAL = /^(40[013]|BadRequestException|UnauthorizedException)$/;
 /** The headers an iam `/connect` and `start` are signed with; sent for every mode. */
@@ -257,9 +257,7 @@ type Connection = ReturnType<typeof connection>;
 const links = new WeakMap<RealtimeClient, Connection>();
 
 function linkOf(realtime: RealtimeClient): Connection {
-  const link = links.get(realtime);
-  if (!link) throw invalid("RealtimeClient method called without its client: bind it");
-  return link;
+  return stateOf(links, realtime);
 }
 
 /** The socket and subscriptions of one `RealtimeClient`. */
@@ -274,7 +272,7 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       : graphql + "/realtime"
   ).replace(/^http/i, "ws");
   if (typeof webSocket != "function") {
-    throw invalidValue("webSocket", "a WebSocket constructor (none is global here)", webSocket);
+    throw invalidValue("webSocket", "a WebSocket constructor (none is global)", webSocket);
   }
   if (authIn != "protocol" && authIn != "query") {
     throw invalidValue("authIn", '"protocol" or "query"', authIn);
@@ -513,12 +511,8 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
         // One listener per signal, however many subscriptions share it (Node warns past 10).
         if (signal?.aborted) onAbort();
         else if (signal) unwatch = watch(signal, onAbort);
-        Promise.resolve(prepareDocument(document)).then(({ query, operationName }) => {
-          try {
-            subscription.data = JSON.stringify({ query, variables, operationName });
-          } catch {
-            throw invalid("Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)");
-          }
+        Promise.resolve(prepareDocument(document)).then((prepared) => {
+          subscription.data = serialize(prepared, variables, undefined);
           if (ended) return;
           if (!socket) open();
           else if (socket.acked) start(id, subscription);

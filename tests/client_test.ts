@@ -425,7 +425,7 @@ describe("client", () => {
         const err = await rejection(pending!);
         assert.ok(err instanceof TypeError, String(err));
         assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
-        assert.match(err.message, /^ServiceClient method called without its client: bind it$/);
+        assert.match(err.message, /^Called without its client: bind the method, or pass a ServiceClient$/);
       }
       assert.equal(endpoint.requests.length, before);
       // Bound, it works.

@@ -34,7 +34,7 @@ async function webSocketClass(): Promise<WebSocketConstructor> {
 
 const API_KEY = "da2-secret-api-key-value";
 /** The message of an error the service sent without one. */
-const MALFORMED = "Malformed real-time message";
+const MALFORMED = "Malformed message";
 /** Whether the sockets of this runtime can be cut without a close handshake (`ws`'s and Bun's can). */
 const CAN_TERMINATE = typeof (await webSocketClass()).prototype.terminate == "function";
 
