@@ -13,7 +13,7 @@
 
 import { readFileSync } from "node:fs";
 
-const ENTRY_POINTS = ["mod.ts", "src/sigv4.ts"];
+const ENTRY_POINTS = ["mod.ts", "src/sigv4.ts", "src/realtime.ts"];
 const NPM_TYPE_PACKAGES = ["graphql", "@graphql-typed-document-node/core"];
 
 const output = new Deno.Command(Deno.execPath(), {

@@ -40,6 +40,8 @@
 import { checkVariables, serialize, watch } from "./call.ts";
 import { authorize, endpointOf, type ServiceClient, stateOf } from "./client.ts";
 import { type Document, prepareDocument, type VariablesObject } from "./document.ts";
+
+export type { Document, VariablesObject };
 import {
   type GraphQLFormattedError,
   isFormattedError,
@@ -49,26 +51,88 @@ import {
 import { requestConfig } from "./options.ts";
 import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
 
-/** What the connection is doing, as `onStateChange` reports it. */
+/**
+ * What the connection is doing, as `onStateChange` reports it.
+ *
+ * @example A status line for a UI
+ * ```ts
+ * import type { ConnectionState } from "@seed/service-client/realtime";
+ *
+ * const label = (state: ConnectionState) => state === "connected" ? "live" : state;
+ * console.log(label("reconnecting")); // "reconnecting"
+ * ```
+ */
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "closed";
 
 /**
  * What the client uses of a WebSocket: the standard one (browsers, Deno, Bun, Node 22+) and `ws`'s
  * (Node 18 and 20) both have it.
+ *
+ * @example The standard WebSocket fits
+ * ```ts
+ * import type { WebSocketLike } from "@seed/service-client/realtime";
+ *
+ * const close = (socket: WebSocketLike) => socket.readyState === 1 && socket.close();
+ * console.log(typeof close); // "function"
+ * ```
  */
 export interface WebSocketLike {
   /** `1` when open. */
   readonly readyState: number;
-  /** Sends a text message. */
+  /**
+   * Sends a text message.
+   *
+   * @example Send when open
+   * ```ts
+   * import type { WebSocketLike } from "@seed/service-client/realtime";
+   *
+   * const ping = (socket: WebSocketLike) => socket.readyState === 1 && socket.send('{"type":"ka"}');
+   * console.log(typeof ping); // "function"
+   * ```
+   */
   send(data: string): void;
-  /** Closes the socket. */
+  /**
+   * Closes the socket.
+   *
+   * @example Close it
+   * ```ts
+   * import type { WebSocketLike } from "@seed/service-client/realtime";
+   *
+   * const end = (socket: WebSocketLike) => socket.close();
+   * console.log(typeof end); // "function"
+   * ```
+   */
   close(): void;
 }
 
-/** A WebSocket constructor: the global `WebSocket`, or `ws`'s. */
+/**
+ * A WebSocket constructor: the global `WebSocket`, or `ws`'s.
+ *
+ * @example The global one, where the runtime has it
+ * ```ts
+ * import type { WebSocketConstructor } from "@seed/service-client/realtime";
+ *
+ * const webSocket: WebSocketConstructor | undefined = globalThis.WebSocket;
+ * console.log(typeof webSocket); // "function" in Deno, Bun, browsers and Node 22+
+ * ```
+ */
 export type WebSocketConstructor = new (url: string, protocols: string[]) => WebSocketLike;
 
-/** The options of a {@link RealtimeClient}. */
+/**
+ * The options of a {@link RealtimeClient}.
+ *
+ * @example Credentials in the URL, for a server that reads only that
+ * ```ts
+ * import type { RealtimeOptions } from "@seed/service-client/realtime";
+ *
+ * const options: RealtimeOptions = {
+ *   authIn: "query",
+ *   url: "ws://127.0.0.1:20002/graphql/realtime",
+ *   onStateChange: (state) => console.log(state),
+ * };
+ * console.log(options.authIn); // "query"
+ * ```
+ */
 export interface RealtimeOptions {
   /** The WebSocket constructor; the global `WebSocket` by default. On Node 18 and 20, pass `ws`'s. */
   readonly webSocket?: WebSocketConstructor | undefined;
@@ -88,7 +152,17 @@ export interface RealtimeOptions {
   readonly onStateChange?: ((state: ConnectionState) => void) | undefined;
 }
 
-/** The options of one subscription. */
+/**
+ * The options of one subscription.
+ *
+ * @example End a subscription after a minute
+ * ```ts
+ * import type { SubscribeOptions } from "@seed/service-client/realtime";
+ *
+ * const options: SubscribeOptions = { signal: AbortSignal.timeout(60_000) };
+ * console.log(options.signal?.aborted); // false
+ * ```
+ */
 export interface SubscribeOptions {
   /** Ends the subscription (it sends `stop`); the iterator then throws a `ServiceAbortError`. */
   readonly signal?: AbortSignal | undefined;
@@ -97,6 +171,15 @@ export interface SubscribeOptions {
 /**
  * The arguments after the document: the variables (required when the operation has required
  * variables, optional otherwise) and the subscription's options.
+ *
+ * @example Variables are required only when the operation needs some
+ * ```ts
+ * import type { SubscribeArgs } from "@seed/service-client/realtime";
+ *
+ * const required: SubscribeArgs<{ author: string }> = [{ author: "me" }];
+ * const optional: SubscribeArgs<{ limit?: number }> = [];
+ * console.log(required.length, optional.length); // 1 0
+ * ```
  */
 export type SubscribeArgs<TVariables> = [Record<never, never>] extends [TVariables]
   ? [variables?: [TVariables][TVariables extends unknown ? 0 : never], options?: SubscribeOptions | undefined]
@@ -207,6 +290,18 @@ export class RealtimeClient {
    * for the first socket or the subscription's first `start` (while reconnecting, it is retried).
    * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option, or a
    * WebSocket constructor that throws (code `INVALID_ARGUMENT`).
+   *
+   * @example Start a subscription, and end it before any event
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   * import { RealtimeClient } from "@seed/service-client/realtime";
+   *
+   * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+   * const realtime = new RealtimeClient(client);
+   * const events = realtime.subscribe<{ onPost: { id: string } }>("subscription { onPost { id } }");
+   * console.log(await events.return!()); // { value: undefined, done: true }: nothing was sent
+   * realtime.close();
+   * ```
    */
   subscribe<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
@@ -226,6 +321,23 @@ export class RealtimeClient {
    * (the subscription then ends).
    * @returns A function that ends the subscription (it sends `stop`).
    * @throws {TypeError} When `onData` or `onError` is not a function (code `INVALID_ARGUMENT`).
+   *
+   * @example Listen, then stop
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   * import { RealtimeClient } from "@seed/service-client/realtime";
+   *
+   * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+   * const realtime = new RealtimeClient(client);
+   * const stop = realtime.listen<{ onPost: { id: string } }>(
+   *   "subscription { onPost { id } }",
+   *   undefined,
+   *   ({ onPost }) => console.log(onPost.id),
+   *   (err) => console.error(err),
+   * );
+   * stop(); // ends it before any event: nothing was sent
+   * realtime.close();
+   * ```
    */
   listen<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
@@ -242,12 +354,36 @@ export class RealtimeClient {
     return () => void events.return!();
   }
 
-  /** The connection's state. */
+  /**
+   * The connection's state.
+   *
+   * @example Closed until the first subscription
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   * import { RealtimeClient } from "@seed/service-client/realtime";
+   *
+   * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+   * console.log(new RealtimeClient(client).state); // "closed"
+   * ```
+   */
   get state(): ConnectionState {
     return linkOf(this).state();
   }
 
-  /** Ends every subscription (their iterators finish) and closes the socket. */
+  /**
+   * Ends every subscription (their iterators finish) and closes the socket.
+   *
+   * @example Close, whatever is open
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   * import { RealtimeClient } from "@seed/service-client/realtime";
+   *
+   * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+   * const realtime = new RealtimeClient(client);
+   * realtime.close();
+   * console.log(realtime.state); // "closed"
+   * ```
+   */
   close(): void {
     linkOf(this).close();
   }
