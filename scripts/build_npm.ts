@@ -58,6 +58,9 @@ export const ROOT: string = fileURLToPath(new URL("..", import.meta.url)).replac
 export const OUT: string = join(ROOT, "npm");
 
 /** Where the Node type definitions the build compiles against are pinned and installed. */
+/** The documents for users that the README links to, shipped beside it. */
+const USER_DOCS = ["benchmarks.md", "migration.md", "runtimes.md", "typed-documents.md"];
+
 const NODE_TYPES_DIR = join(ROOT, "scripts", "npm", "node_types");
 /** Their `@types` folder, a type root for the compiler. */
 const NODE_TYPES = join(NODE_TYPES_DIR, "node_modules", "@types");
@@ -113,7 +116,7 @@ interface DenoJson {
  */
 export function buildNpm(): string[] {
   const deno = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoJson;
-  for (const required of ["README.md", "LICENSE"]) {
+  for (const required of ["README.md", "LICENSE", "CHANGELOG.md", ...USER_DOCS.map((doc) => `docs/${doc}`)]) {
     if (!existsSync(join(ROOT, required))) throw new Error(`Cannot build for npm: ${required} is missing`);
   }
   const nodeTypes = installNodeTypes();
@@ -187,6 +190,10 @@ export function buildNpm(): string[] {
   }
   writeFileSync(join(OUT, "README.md"), npmReadme(readFileSync(join(ROOT, "README.md"), "utf8"), deno.name));
   copyFileSync(join(ROOT, "LICENSE"), join(OUT, "LICENSE"));
+  // The documents the README links to, so that its relative links work on the registry's page too.
+  copyFileSync(join(ROOT, "CHANGELOG.md"), join(OUT, "CHANGELOG.md"));
+  mkdirSync(join(OUT, "docs"), { recursive: true });
+  for (const doc of USER_DOCS) copyFileSync(join(ROOT, "docs", doc), join(OUT, "docs", doc));
 
   written.push(...buildTests(deno));
   verify(written, deno);

@@ -135,7 +135,16 @@ export function manifest(input: ManifestInput): Record<string, unknown> {
       require: built(mapping.source, "cjs"),
       default: built(mapping.source, "esm"),
     }])),
-    files: ["esm/", "web/", "cjs/", ...stubs.map((folder) => `${folder}/`), "README.md", "LICENSE"],
+    files: [
+      "esm/",
+      "web/",
+      "cjs/",
+      ...stubs.map((folder) => `${folder}/`),
+      "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
+      "docs/",
+    ],
     peerDependencies: Object.fromEntries(peers.map(([name, peer]) => [name, peer.range])),
     peerDependenciesMeta: Object.fromEntries(peers.map(([name]) => [name, { optional: true }])),
   };
