@@ -29,6 +29,7 @@ import {
 } from "@smithy/signature-v4";
 import { Hash } from "@smithy/hash-node";
 import * as webPrimitives from "../src/crypto.ts";
+import { webCryptoCopy } from "./_crypto_variants.ts";
 import type { Digest, KeyMaker } from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { type AwsCredentials, type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
@@ -202,23 +203,6 @@ export function generateRequest(random: () => number): GeneratedCase {
     ? { method, url: url.href, headers }
     : { method, url: url.href, headers, body };
   return { request, options: { region, service: "appsync", credentials, date: new Date(time) } };
-}
-
-/**
- * `crypto.ts` as pages and Deno 1 run it, on Web Crypto: a fresh copy of the module, loaded while
- * `process.getBuiltinModule` is out of sight. Under Deno only, which runs the source (the built
- * package's tests import compiled files, which this cannot reload).
- */
-async function webCryptoCopy(): Promise<typeof webPrimitives | undefined> {
-  if (!("Deno" in globalThis) || !globalThis.crypto?.subtle) return undefined;
-  const host = (globalThis as { process?: { getBuiltinModule?: unknown } }).process;
-  const saved = host?.getBuiltinModule;
-  if (host) host.getBuiltinModule = undefined;
-  try {
-    return await import(new URL("../src/crypto.ts", import.meta.url).href + "?web-crypto");
-  } finally {
-    if (host) host.getBuiltinModule = saved;
-  }
 }
 
 /** A signer and the client's record signer on one pair of primitives. */

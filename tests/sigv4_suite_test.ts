@@ -28,6 +28,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import * as webPrimitives from "../src/crypto.ts";
+import { webCryptoCopy } from "./_crypto_variants.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
 import type { Digest } from "../src/crypto.ts";
@@ -155,23 +156,6 @@ async function stages(
   const headers = await createSigner({ hmacKey: primitives.hmacKey, digest: watched })(request, options);
   assert.equal(signed.length, 1);
   return { creq: hashed.at(-1)!, sts: signed[0]!, authz: headers.get("authorization")! };
-}
-
-/**
- * `crypto.ts` as pages and Deno 1 run it, on Web Crypto: a fresh copy of the module, loaded while
- * `process.getBuiltinModule` is out of sight. Under Deno only, which runs the source (the built
- * package's tests import compiled files, which this cannot reload).
- */
-async function webCryptoCopy(): Promise<typeof webPrimitives | undefined> {
-  if (!("Deno" in globalThis) || !globalThis.crypto?.subtle) return undefined;
-  const host = (globalThis as { process?: { getBuiltinModule?: unknown } }).process;
-  const saved = host?.getBuiltinModule;
-  if (host) host.getBuiltinModule = undefined;
-  try {
-    return await import(new URL("../src/crypto.ts", import.meta.url).href + "?web-crypto");
-  } finally {
-    if (host) host.getBuiltinModule = saved;
-  }
 }
 
 /** Node 18 has no global `crypto`: there the npm build signs with crypto_node.ts only. */

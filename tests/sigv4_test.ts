@@ -8,6 +8,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as webPrimitives from "../src/crypto.ts";
+import { webCryptoCopy } from "./_crypto_variants.ts";
 import type { Digest, KeyMaker } from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
@@ -378,23 +379,6 @@ describe("signing-key cache", () => {
     assert.ok(![...headers].some(([, value]) => value.includes(SECRET)));
   });
 });
-
-/**
- * `crypto.ts` as pages and Deno 1 run it, on Web Crypto: a fresh copy of the module, loaded while
- * `process.getBuiltinModule` is out of sight. Under Deno only, which runs the source (the built
- * package's tests import compiled files, which this cannot reload).
- */
-async function webCryptoCopy(): Promise<typeof webPrimitives | undefined> {
-  if (!("Deno" in globalThis) || !globalThis.crypto?.subtle) return undefined;
-  const host = (globalThis as { process?: { getBuiltinModule?: unknown } }).process;
-  const saved = host?.getBuiltinModule;
-  if (host) host.getBuiltinModule = undefined;
-  try {
-    return await import(new URL("../src/crypto.ts", import.meta.url).href + "?web-crypto");
-  } finally {
-    if (host) host.getBuiltinModule = saved;
-  }
-}
 
 describe("crypto variants", () => {
   const inputs = ["", "a", "é😀\u0000", "x".repeat(1000), '{"query":"{ a }","variables":{"s":""}}'];
