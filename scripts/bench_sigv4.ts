@@ -27,6 +27,7 @@ import { fastDigest, fastHmacKey } from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
 import { signRequest } from "../src/sigv4.ts";
 import { createSigner, recordSigner } from "../src/sigv4_signer.ts";
+import { body, credentials, headers, region, url } from "./bench_sigv4_request.ts";
 
 /** One signer under test: signs the benchmark request once. */
 export interface Contender {
@@ -46,25 +47,6 @@ export interface Result {
   median: number;
 }
 
-const url = "https://abcdefghijklmnopqrstuvwxyz.appsync-api.eu-west-1.amazonaws.com/graphql";
-const body = JSON.stringify({
-  query: "query GetPost($id: ID!, $first: Int, $after: String) " +
-    "{ getPost(id: $id) { id title author { id name } comments(first: $first, after: $after) { id content } } }",
-  variables: {
-    id: "6d9e0c4e-6b8d-4f43-9d6a-1f0b6b2c7a11",
-    locale: "fr-FR",
-    first: 20,
-    note: "café ☕",
-  },
-  operationName: "GetPost",
-});
-const headers = { "content-type": "application/json; charset=UTF-8" };
-const credentials = {
-  accessKeyId: "ASIAEXAMPLEEXAMPLE12",
-  secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-  sessionToken: "IQoJb3JpZ2luX2VjEXAMPLE".repeat(12),
-};
-const region = "eu-west-1";
 /** What crypto.ts runs on here: `node:crypto` answers synchronously, Web Crypto with a Promise. */
 const cryptoOfCryptoTs = fastHmacKey("probe") instanceof Promise ? "Web Crypto" : "node:crypto";
 
