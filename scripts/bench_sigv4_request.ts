@@ -5,6 +5,8 @@
  * @module
  */
 
+import { AwsV4Signer } from "aws4fetch";
+
 export const url = "https://abcdefghijklmnopqrstuvwxyz.appsync-api.eu-west-1.amazonaws.com/graphql";
 export const body = JSON.stringify({
   query: "query GetPost($id: ID!, $first: Int, $after: String) " +
@@ -24,3 +26,19 @@ export const credentials = {
   sessionToken: "IQoJb3JpZ2luX2VjEXAMPLE".repeat(12),
 };
 export const region = "eu-west-1";
+
+/** Signs the request with aws4fetch, the peer, at `date` (or now), with the key cache given. */
+export function aws4fetchSign(date: Date | undefined, cache: Map<string, ArrayBuffer>): Promise<unknown> {
+  return new AwsV4Signer({
+    url,
+    method: "POST",
+    headers,
+    body,
+    ...credentials,
+    service: "appsync",
+    region,
+    allHeaders: true,
+    ...(date ? { datetime: date.toISOString().replace(/[:-]|\.\d{3}/g, "") } : {}),
+    cache,
+  }).sign();
+}
