@@ -13,15 +13,14 @@
 import type { AwsCredentials } from "./sigv4.ts";
 import { ServiceAuthError } from "./errors.ts";
 import {
+  badText,
   describe,
   expectOptions,
-  headerProblem,
-  invalid,
   invalidDescribed,
   invalidValue,
   isObject,
-  MIGRATION,
   OLD_NAMES,
+  RENAMED,
 } from "./validate.ts";
 
 /**
@@ -202,15 +201,25 @@ const FIELDS = {
   iam: ["credentials", ""],
 } as const;
 
+/** What the credentials' fields must be: the key ID goes into the Authorization header, as the region does. */
+const CREDENTIALS: ReadonlyArray<[key: string, pattern?: RegExp]> = [
+  ["accessKeyId", /^[\w-]+$/],
+  ["secretAccessKey"],
+  ["sessionToken"],
+];
+
+/** The region's characters: it goes into the credential scope and the Authorization header. */
+const REGION = /^[\w-]+$/;
+
 /**
  * Checks an auth configuration at construction, for JavaScript callers too. Messages describe
  * values by type only: a secret never appears (an unknown `type` is quoted only when it is a short
- * word, as a mode's name is, and not a key set in the wrong field). A key, token or credentials read
- * through a property getter is not read here: the getter runs per attempt only, where its value is
- * checked.
+ * word, as a mode's name is, and not a key set in the wrong field). A key, token or credentials given
+ * as a function or read through a property getter is not read here: it is read, and checked, at
+ * every attempt.
  *
  * @returns `auth`, checked.
- * @throws {TypeError} For a non-object, an unknown `type`, a missing, empty or mistyped field, a
+ * @throws {TypeError} For a non-object, an unknown `type`, a missing, blank or mistyped field, a
  * key, token or credentials a header cannot carry (a line break, say), or a field of another mode.
  */
 export function checkAuth(auth: unknown): AuthOptions {
@@ -223,50 +232,58 @@ export function checkAuth(auth: unknown): AuthOptions {
       "auth.type",
       `one of ${Object.keys(FIELDS).join(", ")}`,
       (typeof type == "string" && /^\w{1,30}$/.test(type) ? `"${type}"` : describe(type)) +
-        (old ? `; write \`type: "${old}"\`` + MIGRATION : ""),
+        (old ? `; write \`type: "${old}"\`` + RENAMED : ""),
     );
   }
   const field = FIELDS[type as keyof typeof FIELDS][0];
   expectOptions(auth, "auth", type == "iam" ? ["type", "region", field] : ["type", field]);
   if (type == "iam") checkRegion(auth.region);
-  // A getter function (or a property getter) is called, and its answer checked, at every attempt.
-  if (isAccessor(auth, field)) return auth as unknown as AuthOptions;
-  const value = auth[field];
-  const problem = typeof value == "function"
-    ? undefined
-    : type == "iam"
-    ? (expectOptions(value, "auth.credentials", CREDENTIAL_KEYS, true), credentialsProblem(value))
-    : typeof value == "string" && value.trim()
-    ? headerProblem(value)
-    : fail("auth." + field, value);
-  if (problem) throw invalid(`Invalid auth.${field}: ${problem}`);
+  // Through a property getter (its own or a class's `get`), the value is read at every attempt only.
+  let owner: object | null = auth, descriptor;
+  while (owner && !(descriptor = Object.getOwnPropertyDescriptor(owner, field))) {
+    owner = Object.getPrototypeOf(owner);
+  }
+  if (!descriptor?.get && typeof auth[field] != "function") {
+    const [key, bad] = secretProblem(type as string, auth[field]);
+    if (bad) {
+      throw invalidDescribed(
+        "auth." + key,
+        (key == "credentials" ? "an object" : "a non-empty string") + (key == field ? " or a function" : ""),
+        bad,
+      );
+    }
+  }
   return auth as unknown as AuthOptions;
 }
 
-function fail(field: string, value: unknown): never {
-  throw invalidValue(field, "a non-empty string or a function", value, false, true);
-}
-
 /**
- * The iam region, checked: at construction, and again at every attempt (all of `auth` is read again).
- * It goes into the credential scope and the Authorization header, where a `/`, a space or a comma
- * makes a signature no server can check (a region read from an environment variable with a trailing
- * space, say), and a value Headers refuses would fail the request with a message quoting the signature.
+ * The iam region, checked: at construction, and again at every attempt (all of `auth` is read again),
+ * since a `/`, a space or a comma makes a signature no server can check.
  *
  * @throws {TypeError} With `code: "INVALID_ARGUMENT"` for a region that is not a non-empty string of
  * letters, digits, `_` and `-`.
  */
 export function checkRegion(region: unknown): string {
-  if (typeof region != "string" || !/^[\w-]+$/.test(region)) {
-    throw invalidValue("auth.region", "a region such as us-east-1", region);
-  }
-  return region;
+  const bad = badText(region, REGION);
+  if (bad) throw invalidDescribed("auth.region", "a region such as us-east-1", bad);
+  return region as string;
 }
 
-/** Whether `object[key]` is read through a getter, its own or an inherited one (a class's `get`). */
-function isAccessor(object: object | null, key: string): boolean | undefined {
-  const descriptor = object && Object.getOwnPropertyDescriptor(object, key);
-  return descriptor ? !!descriptor.get : object ? isAccessor(Object.getPrototypeOf(object), key) : false;
+/**
+ * What is wrong with the secret of a `type` client, as the field that holds it and the value's
+ * description, or `undefined`. Credentials may hold other fields (the AWS SDKs' carry an expiration,
+ * say), but not one that looks like a misspelt key (`SessionToken`, as STS names it).
+ */
+function secretProblem(type: string, value: unknown): [field: string, bad?: string | undefined] {
+  const field = FIELDS[type as keyof typeof FIELDS][0];
+  if (type != "iam") return [field, badText(value)];
+  if (!isObject(value)) return [field, describe(value, true)];
+  expectOptions(value, "auth.credentials", CREDENTIALS.map(([key]) => key), true);
+  for (const [key, pattern] of CREDENTIALS) {
+    const bad = (key != "sessionToken" || value[key] !== undefined) && badText(value[key], pattern);
+    if (bad) return [field + "." + key, bad];
+  }
+  return [field];
 }
 
 /**
@@ -285,43 +302,12 @@ export async function readAuth(auth: AuthOptions): Promise<[string, string] | Aw
   } catch (cause) {
     throw new ServiceAuthError(field, "getter threw", cause);
   }
-  const problem = header
-    ? typeof value == "string" && value.trim()
-      ? headerProblem(value)
-      : `${describe(value, true)}, expected a non-empty string`
-    : credentialsProblem(value);
-  if (problem) throw new ServiceAuthError(field, header ? "returned " + problem : problem);
-  if (header) return [header, value as string];
+  let problem;
   try {
-    expectOptions(value, field, CREDENTIAL_KEYS, true);
+    problem = secretProblem(auth.type, value);
   } catch (cause) {
-    throw new ServiceAuthError(field, "returned a misspelt key", cause);
+    throw new ServiceAuthError(field, "has a misspelt key", cause);
   }
-  return value as unknown as AwsCredentials;
-}
-
-/** The keys of credentials the signer reads. */
-const CREDENTIAL_KEYS = ["accessKeyId", "secretAccessKey", "sessionToken"];
-
-/**
- * What is wrong with credentials, or `undefined`. Never quotes a key. (Other fields are accepted, and
- * not used: the credentials of the AWS SDKs and their providers carry more, such as expiration. Only
- * a key that looks like a misspelt one, `SessionToken` as STS names it, which TypeScript lets through
- * in a provider's result, is refused, by the callers.)
- */
-function credentialsProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return `expected an object, got ${describe(value, true)}`;
-  const { accessKeyId, secretAccessKey, sessionToken } = value;
-  for (const [name, key] of [["accessKeyId", accessKeyId], ["secretAccessKey", secretAccessKey]]) {
-    if (typeof key != "string" || !key.trim()) {
-      return `${name} must be a non-empty string, current value is ${describe(key, true)}`;
-    }
-  }
-  if (sessionToken !== undefined && typeof sessionToken != "string") {
-    return `sessionToken must be a string when given, current value is ${describe(sessionToken, true)}`;
-  }
-  // The key ID goes into the Authorization header's Credential parameter, as the region does.
-  if (!/^[\w-]+$/.test(accessKeyId as string)) return "accessKeyId has a character no access key ID has";
-  const problem = headerProblem(sessionToken ?? "");
-  return problem && `sessionToken is ${problem}`;
+  if (problem[1]) throw new ServiceAuthError(problem[0], "is " + problem[1]);
+  return header ? [header, value as string] : value as AwsCredentials;
 }

@@ -97,9 +97,10 @@ export function watch(signal: AbortSignal, onAbort: () => void): () => void {
  * `document`, checked and, for a node, printed by a module loaded the first time (inside the call, so
  * that its timeout and signal cover the load, and a failed load is retried as a network failure).
  *
- * The call has a signal of its own when anything can end it early: the client's or the request's
- * signal (a signal made by `AbortSignal.timeout()` counts as a timeout), or a timeout (the earlier of
- * the client's and the request's). Once aborted, its reason is the call's `ServiceAbortError`.
+ * The call ends early when the client's or the request's signal aborts (a signal made by
+ * `AbortSignal.timeout()` counts as a timeout) or at its timeout (the earlier of the client's and
+ * the request's): it rejects at once with a `ServiceAbortError`, whatever its attempt waits on, and
+ * the attempt's `fetch` is aborted.
  */
 export async function send(
   state: ClientState,
@@ -119,37 +120,38 @@ export async function send(
   // On performance.now(), as the timer: a step of the wall clock changes nothing.
   const deadline = performance.now() + timeoutMs;
   const callers = [config.signal, request.signal].filter((caller) => caller) as AbortSignal[];
-  const stops: Array<() => void> = [];
-  let signal: AbortSignal | undefined, timer: ReturnType<typeof setTimeout> | undefined;
-  if (callers[0] || timeoutMs < Infinity) {
-    const controller = new AbortController();
-    signal = controller.signal;
-    const callerAbort = ({ reason }: AbortSignal) =>
-      controller.abort(new ServiceAbortError(reason?.name == "TimeoutError" ? "timeout" : "abort", reason));
-    for (const caller of callers) {
-      if (caller.aborted) callerAbort(caller);
-      else stops.push(watch(caller, () => callerAbort(caller)));
-    }
-    if (timeoutMs < Infinity) {
-      timer = setTimeout(() => controller.abort(new ServiceAbortError("timeout")), timeoutMs);
-    }
-  }
-  const throwIfAborted = () => {
-    if (signal?.aborted) throw signal.reason;
+  const cancellable = callers[0] || timeoutMs < Infinity;
+  let ended: ServiceAbortError | undefined,
+    endCall: ((reason: ServiceAbortError) => void) | undefined,
+    attemptController: AbortController | undefined,
+    timer: ReturnType<typeof setTimeout> | undefined,
+    wait: ReturnType<typeof setTimeout> | undefined,
+    body: string | undefined;
+  const end = (reason: ServiceAbortError) => {
+    ended ??= reason;
+    endCall?.(ended);
+    attemptController?.abort(ended);
   };
-  let body: string | undefined;
+  const throwIfEnded = () => {
+    if (ended) throw ended;
+  };
+  const stops = callers.map((caller) => {
+    const callerAbort = () =>
+      end(new ServiceAbortError(caller.reason?.name == "TimeoutError" ? "timeout" : "abort", caller.reason));
+    return caller.aborted ? callerAbort() : watch(caller, callerAbort);
+  });
+  if (timeoutMs < Infinity) timer = setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs);
 
   const attempts = async (): Promise<GraphQLResult> => {
     for (let attempt = 1, resent = false;; attempt++) {
-      // A signal of the attempt's own: Node's fetch leaves its listener on the signal it is given.
-      const controller = signal && new AbortController();
-      const stop = controller ? watch(signal!, () => controller.abort(signal!.reason)) : () => {};
       try {
-        throwIfAborted();
+        throwIfEnded();
         body ??= serialize(await load(), variables, request.operationName);
-        return await sendOnce(state, body, headers, controller?.signal, max, throwIfAborted);
+        // A signal of the attempt's own: Node's fetch leaves its listener on the signal it is given.
+        attemptController = cancellable ? new AbortController() : undefined;
+        return await sendOnce(state, body, headers, attemptController?.signal, max, throwIfEnded);
       } catch (err) {
-        throwIfAborted();
+        throwIfEnded();
         if (
           !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
             err instanceof ServiceResponseError)
@@ -157,17 +159,14 @@ export async function send(
           throw err;
         }
         // A signature refused for time never ran: it is signed again at the server's time, once.
-        if (
-          !resent && config.auth.type == "iam" && err instanceof ServiceHttpError &&
-          iam?.learnClockSkew(state, err)
-        ) {
+        if (!resent && config.auth.type == "iam" && iam!.learnClockSkew(state, err as ServiceHttpError)) {
           resent = true;
           attempt--;
           continue;
         }
         const retry = !FINAL.has(err) && await shouldRetry(policy, err, attempt);
         // An abort while shouldRetry decided ends the call as an abort.
-        throwIfAborted();
+        throwIfEnded();
         if (!retry) throw err;
         backoff ??= await import("./backoff.ts").catch(() => {
           throw err;
@@ -175,40 +174,27 @@ export async function send(
         const delay = backoff.retryDelay(policy, err, attempt);
         // No wait that would end past the call's deadline: the error now is more useful than a timeout later.
         if (delay === undefined || performance.now() + delay >= deadline) throw err;
-        throwIfAborted();
-        // An abort ends the call (below) and clears the timer: nothing is left to wake this loop.
-        await new Promise<void>((resolve) => {
-          const onAbort = () => clearTimeout(wait);
-          const wait = setTimeout(() => {
-            signal?.removeEventListener("abort", onAbort);
-            resolve();
-          }, delay);
-          signal?.addEventListener("abort", onAbort);
-        });
-      } finally {
-        stop();
+        // An end of the call clears this timer (below): nothing is left to wake this loop.
+        await new Promise((resolve) => wait = setTimeout(resolve, delay));
       }
     }
   };
 
   try {
     // One race per call: whatever the attempts wait on (a getter, fetch, the body, shouldRetry, a lazy
-    // load, a wait), the call ends when its signal aborts.
-    const result = await (signal
-      ? new Promise<GraphQLResult>((resolve, reject) => {
-        const onAbort = () => reject(signal!.reason);
-        if (signal!.aborted) onAbort();
-        signal!.addEventListener("abort", onAbort);
-        attempts().then(resolve, reject);
-      })
-      : attempts());
+    // load, a wait), the call ends when it is ended.
+    const result = await new Promise<GraphQLResult>((resolve, reject) => {
+      endCall = reject;
+      attempts().then(resolve, reject);
+    });
     if (unwrap && result.errors) {
       throw new ServiceGraphQLError(result.errors, result.data, result.extensions, variables);
     }
     return unwrap ? result.data : result;
   } finally {
     clearTimeout(timer);
-    stops.forEach((stop) => stop());
+    clearTimeout(wait);
+    stops.forEach((stop) => stop?.());
   }
 }
 
@@ -222,12 +208,12 @@ async function sendOnce(
   headers: Readonly<Record<string, string>>,
   signal: AbortSignal | undefined,
   max: number,
-  throwIfAborted: () => void,
+  throwIfEnded: () => void,
 ): Promise<GraphQLResult> {
   const { url, fetch } = state.config;
   // Every attempt hands fetch a headers object of its own, which a wrapping fetch may change freely.
   const sent = await authorizeFor(state, url, body, headers);
-  throwIfAborted();
+  throwIfEnded();
   let response;
   try {
     response = await fetch(url, {
@@ -240,34 +226,31 @@ async function sendOnce(
   } catch (cause) {
     throw new ServiceNetworkError(cause);
   }
-  const { ok, status } = response;
+  const { ok, status, redirected, url: at } = response;
+  let text: string | undefined, cause: unknown;
   // A fetch that followed a redirect has sent the request, credentials included, elsewhere: what
   // came back is not the endpoint's answer, and sending again would send the credentials again.
   // (`redirected` counts only where the URL changed: Bun 1.0 sets it on every response of a manual fetch.)
-  const { redirected, url: at } = response;
-  if (at ? !(at + "/").startsWith(state.origin) || redirected && at != url : redirected) {
-    discard(response.body);
-    const err = new ServiceResponseError(
-      status,
-      "the response comes from a redirect, which the client never follows",
-      undefined,
-    );
-    FINAL.add(err);
-    throw err;
-  }
-  let text: string | undefined, cause: unknown;
-  try {
-    text = await readText(response, max);
-  } catch (err) {
-    cause = err;
-  }
+  const elsewhere = at ? !(at + "/").startsWith(state.origin) || redirected && at != url : redirected;
+  if (!elsewhere) {
+    try {
+      text = await readText(response, max);
+    } catch (err) {
+      cause = err;
+    }
+  } else discard(response.body);
   // Once the status has arrived, the server may have run the operation: a 2xx body that cannot be
   // read is not a network failure (retried by default) but a response error. A non-2xx status
-  // stands without its body.
-  if (ok && text === undefined) {
+  // stands without its body. A redirect, or a body too large, is final: another attempt would send
+  // the credentials there again, or read as much again.
+  if (elsewhere || ok && text === undefined) {
     const err = new ServiceResponseError(
       status,
-      cause ? "the body could not be read" : "the body is larger than maxResponseBytes",
+      elsewhere
+        ? "it comes from a redirect"
+        : cause
+        ? "the body could not be read"
+        : "the body is larger than maxResponseBytes",
       undefined,
       cause,
     );

@@ -293,7 +293,7 @@ export class ServiceAbortError extends ServiceError {
    * @param cause The caller signal's reason, when the caller's signal ended the call.
    */
   constructor(reason: AbortReason, cause?: unknown) {
-    super("ABORTED", reason === "timeout" ? "Request timed out" : "Request aborted by the caller's signal", {
+    super("ABORTED", reason === "timeout" ? "Request timed out" : "Request aborted", {
       cause,
     });
     this.reason = reason;

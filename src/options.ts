@@ -12,7 +12,7 @@ import {
   describe,
   expectInteger,
   expectOptions,
-  headerProblem,
+  HEADER_TEXT,
   invalid,
   invalidDescribed,
   invalidValue,
@@ -253,7 +253,7 @@ const COMMON: Readonly<Record<string, Check>> = {
  * request on Node.
  */
 const RESERVED_HEADERS =
-  /^(content-type|authorization|x-api-key|host|x-amz-date|x-amz-security-token|content-length|expect|keep-alive|te|trailer|transfer-encoding|upgrade)$/;
+  /^(content-(type|length)|authorization|x-api-key|host|x-amz-(date|security-token)|expect|keep-alive|te|trailer|transfer-encoding|upgrade)$/;
 
 /**
  * Checks the client options.
@@ -263,18 +263,17 @@ const RESERVED_HEADERS =
 export function clientConfig(options: unknown): ClientConfig {
   expectOptions(options, "options", ["url", "auth", "fetch", ...Object.keys(COMMON)]);
   const { fetch } = options;
-  const config = {
+  const global = typeof globalThis.fetch == "function";
+  if (typeof fetch != "function" && (fetch !== undefined || !global)) {
+    fail("fetch", global ? "a function" : "a function (this runtime has no global fetch)", fetch);
+  }
+  return {
     url: checkUrl(options.url),
     auth: checkAuth(options.auth),
     retry: NO_RETRY,
     fetch: fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
     ...checked(options, ""),
-  };
-  if (typeof fetch != "function" && fetch !== undefined) fail("fetch", "a function", fetch);
-  if (!globalThis.fetch && fetch === undefined) {
-    throw invalid("Cannot create the client: this runtime has no global fetch; pass a `fetch` option");
-  }
-  return config as ClientConfig;
+  } as ClientConfig;
 }
 
 /** A request without options: every field is absent. */
@@ -308,6 +307,10 @@ function fail(field: string, expected: string, value: unknown): never {
   throw invalidValue(field, expected, value);
 }
 
+/**
+ * The endpoint, as an absolute http(s) URL without credentials. The value is never quoted: a URL
+ * may carry a password or a key, and a misplaced setting may be one.
+ */
 function checkUrl(url: unknown): string {
   let parsed: URL | undefined;
   try {
@@ -315,21 +318,12 @@ function checkUrl(url: unknown): string {
   } catch {
     // reported below
   }
-  const urlLike = typeof url == "string" || url instanceof URL;
-  if (!urlLike || !/^https?:$/.test(parsed?.protocol!)) {
-    throw invalidDescribed(
-      "url",
-      "an absolute http(s) URL",
-      // Never quoted: a URL may carry a password or a key, and a misplaced setting may be one.
-      !urlLike || !url
-        ? describe(url)
-        : parsed
-        ? "a URL with the scheme " + parsed.protocol
-        : "a string that is not an absolute URL",
-    );
-  }
-  if (parsed!.username || parsed!.password) {
-    throw invalid("Invalid url: credentials in the URL are not allowed");
+  if (
+    !(typeof url == "string" || url instanceof URL) || !/^https?:$/.test(parsed?.protocol!) ||
+    parsed!.username ||
+    parsed!.password
+  ) {
+    fail("url", "an absolute http(s) URL without credentials", url);
   }
   return parsed!.href;
 }
@@ -358,11 +352,12 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
   for (const name in record) {
     const headerValue = record[name]!;
     // Headers takes control characters that fetch refuses when sending (a network error, retried).
-    const problem = headerProblem(headerValue);
-    if (problem) throw invalid(`Invalid ${field}: \`${name}\` has ${problem}`);
-    if (RESERVED_HEADERS.test(name) || name == "connection" && !/^(close|keep-alive)$/i.test(headerValue)) {
-      throw invalid(`Invalid ${field}: \`${name}\` is set by the client or by fetch, not by the caller`);
-    }
+    const problem = !HEADER_TEXT.test(headerValue)
+      ? "has a character a header cannot carry"
+      : RESERVED_HEADERS.test(name) || name == "connection" && !/^(close|keep-alive)$/i.test(headerValue)
+      ? "is set by the client or by fetch"
+      : "";
+    if (problem) throw invalid(`Invalid ${field}: \`${name}\` ${problem}`);
   }
   return record;
 }

@@ -64,33 +64,31 @@ export type GraphQLResult<TData = unknown> =
  */
 export function resultOf(response: FetchResponse, text: string | undefined): GraphQLResult {
   const { status } = response;
-  const body = parse(text);
+  const body = parse(text) as Record<string, unknown> | undefined;
   // Headers of any fetch implementation: the error reads them through their forEach only.
   if (!response.ok) {
     throw new ServiceHttpError(status, response.statusText, response.headers as Headers, body ?? text);
   }
-  if (body === undefined) throw new ServiceResponseError(status, "body is not JSON", text);
-  if (!isObject(body)) {
-    throw new ServiceResponseError(status, "body is not a JSON object", body);
-  }
-  const { data, errors, extensions } = body;
+  const { data, errors, extensions } = (isObject(body) && body) as Record<string, unknown>;
   // Each error is read as the caller's code reads it (`err.errors[0].message`): one that is not an
-  // object with a message would throw there, far from its cause.
-  if (errors != null && !(Array.isArray(errors) && errors.every(isFormattedError))) {
-    throw new ServiceResponseError(status, "errors is not an array of errors with a message", body);
-  }
-  if (data != null && !isObject(data)) throw new ServiceResponseError(status, "data is not an object", body);
-  if (extensions != null && !isObject(extensions)) {
-    throw new ServiceResponseError(status, "extensions is not an object", body);
-  }
-  // Without data (absent or null), the GraphQL spec requires at least one error: `{"errors": []}` and
-  // `{"data": null}` are not results (`request` would resolve null where the caller's type says data).
-  if (data == null && !(errors as unknown[] | undefined)?.length) {
-    throw new ServiceResponseError(status, "body has neither data nor errors", body);
-  }
+  // object with a message would throw there, far from its cause. Without data (absent or null), the
+  // GraphQL spec requires at least one error: `{"errors": []}` and `{"data": null}` are not results
+  // (`request` would resolve null where the caller's type says data).
+  const problem = body === undefined
+    ? "body is not JSON"
+    : !isObject(body)
+    ? "body is not a JSON object"
+    : errors != null && !(Array.isArray(errors) && errors.every(isFormattedError))
+    ? "errors is not an array of errors with a message"
+    : [data, extensions].some((part) => part != null && !isObject(part))
+    ? "data or extensions is not an object"
+    : data == null && !(errors as unknown[] | undefined)?.length
+    ? "body has neither data nor errors"
+    : "";
+  if (problem) throw new ServiceResponseError(status, problem, body === undefined ? text : body);
   // `"errors": null`, `"errors": []` and `"extensions": null` count as none, as the result's type has them.
   for (const key of ["errors", "extensions"]) {
-    if (body[key] === null || (body[key] as unknown[])?.length === 0) delete body[key];
+    if (body![key] === null || (body![key] as unknown[])?.length === 0) delete body![key];
   }
   return body as GraphQLResult;
 }

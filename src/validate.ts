@@ -1,7 +1,8 @@
 /**
- * Argument checks shared by the client's constructor and its request methods. They throw
- * `TypeError` or `RangeError` carrying `code: "INVALID_ARGUMENT"`, with a message that says what is
- * wrong and what was given. Values that may be secret are described by their type only.
+ * The argument checks of the client, its requests and the realtime entry. They throw `TypeError`
+ * (or `RangeError` for a number out of range) carrying `code: "INVALID_ARGUMENT"`, with one message
+ * shape: what field, what was expected, what was given. A value that may be secret is described by
+ * its type only.
  *
  * @module
  */
@@ -9,7 +10,6 @@
 /**
  * A `TypeError` or `RangeError` thrown for a bad argument, with the stable code `INVALID_ARGUMENT`.
  *
- * @example A typo caught at construction
  * ```ts
  * import { type InvalidArgumentError, ServiceClient } from "@seed/service-client";
  *
@@ -38,10 +38,17 @@ export function invalid(message: string, range?: boolean, cause?: unknown): Inva
   return err as InvalidArgumentError;
 }
 
-/**
- * The error for a field whose value is not what was expected: names the field and describes the
- * value (a `secret` by its type only).
- */
+/** The error for a field that is not what was expected, the value described by the caller. */
+export function invalidDescribed(
+  field: string,
+  expected: string,
+  current: string,
+  range?: boolean,
+): InvalidArgumentError {
+  return invalid(`Invalid ${field}: expected ${expected}, current value is ${current}`, range);
+}
+
+/** The error for a field that is not what was expected: {@link describe}s the value (a `secret` by its type only). */
 export function invalidValue(
   field: string,
   expected: string,
@@ -50,16 +57,6 @@ export function invalidValue(
   secret?: boolean,
 ): InvalidArgumentError {
   return invalidDescribed(field, expected, describe(value, secret), range);
-}
-
-/** The error of {@link invalidValue}, with the current value described by the caller. */
-export function invalidDescribed(
-  field: string,
-  expected: string,
-  current: string,
-  range?: boolean,
-): InvalidArgumentError {
-  return invalid(`Invalid ${field}: expected ${expected}, current value is ${current}`, range);
 }
 
 /**
@@ -93,6 +90,22 @@ export function kindOf(value: object): string {
   return Object.prototype.toString.call(value).slice(8, -1);
 }
 
+/** Text a header can carry (RFC 9110 field-value: tab, visible ASCII, space, Latin-1). */
+export const HEADER_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * What is wrong with a string a request will carry (a key, a token, a region), or `undefined`:
+ * not a string, blank, or with a character outside `pattern`. Described by type only: it may be a
+ * secret.
+ */
+export function badText(value: unknown, pattern: RegExp = HEADER_TEXT): string | undefined {
+  return typeof value != "string" || !value.trim()
+    ? describe(value, true)
+    : pattern.test(value)
+    ? undefined
+    : "a string with a character it cannot hold";
+}
+
 /**
  * The names an older client used, and the option each became here: an unknown key or an auth type
  * found in this table is answered with its new name.
@@ -110,61 +123,41 @@ export const OLD_NAMES: Readonly<Record<string, string>> = {
   AWS_IAM: "iam",
 };
 
-/** What a message adds after the name that an older client used: where to read about the change. */
-export const MIGRATION = " (a name of an older client: see the migration guide, docs/migration.md)";
+/** What a message adds after a name that an older client used: where to read about the change. */
+export const RENAMED = " (renamed: see docs/migration.md)";
 
 /**
- * Throws unless `value` is a plain object, then for any key not in `known`: naming the closest
- * known key (a typo such as `timeout` for `timeoutMs`, or an older client's name), or else listing
- * the known keys. A key set to `undefined` counts as absent, as it does in the types. With
- * `typosOnly`, an unknown key is refused only when it resembles a known one.
+ * Throws unless `value` is a plain object, then for any key not in `known`: naming the known key it
+ * resembles (whatever the case, one a prefix of the other: `timeout` for `timeoutMs`), or an older
+ * client's name, or else listing the known keys. A key set to `undefined` counts as absent, as it
+ * does in the types. With `loose`, an unknown key is refused only when it resembles a known one.
  */
 export function expectOptions(
   value: unknown,
   field: string,
   known: readonly string[],
-  typosOnly?: boolean,
+  loose?: boolean,
 ): asserts value is Record<string, unknown> {
   if (!isObject(value)) throw invalidValue(field, "an object", value);
   for (const key in value) {
     if (known.includes(key) || value[key] === undefined) continue;
     const old = OLD_NAMES[key];
-    const hint = old ?? known.find((candidate) => resembles(key.toLowerCase(), candidate.toLowerCase()));
-    if (hint || !typosOnly) {
+    const typed = key.toLowerCase();
+    const hint = old ??
+      known.find((name) => (name = name.toLowerCase()).startsWith(typed) || typed.startsWith(name));
+    if (hint || !loose) {
       throw invalid(
         `Unknown option \`${key}\` in ${field}: ` +
-          (hint
-            ? `did you mean \`${hint}\`?` + (old ? MIGRATION : "")
-            : "expected one of " + known.join(", ")),
+          (hint ? `did you mean \`${hint}\`?` + (old ? RENAMED : "") : "expected one of " + known.join(", ")),
       );
     }
   }
 }
 
-/**
- * Why a value cannot be a header value (RFC 9110 field-value: tab, space, visible ASCII, Latin-1),
- * or `undefined`. Fetch refuses some of these only when sending (a network error, then retried),
- * and Bun sends them.
- */
-export function headerProblem(value: string): string | undefined {
-  return /[^\t\x20-\x7e\x80-\xff]/.test(value)
-    ? "a value that cannot be sent in a header (a control character, or non-Latin-1)"
-    : undefined;
-}
-
 /** Throws unless `value` is a whole number in `[min, max]` (so never `NaN` or `Infinity`). */
 export function expectInteger(value: unknown, field: string, min: number, max = MAX_TIMER_MS): number {
-  if (typeof value != "number" || value !== value) throw invalidValue(field, "an integer", value);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalidValue(field, `an integer from ${min} to ${max}`, value, true);
+  if (typeof value != "number" || !(value >= min && value <= max && value % 1 == 0)) {
+    throw invalidValue(field, `an integer from ${min} to ${max}`, value, typeof value == "number");
   }
   return value;
-}
-
-/** A typo of `known`: one is a prefix of the other, or `typed` is `known` with letters left out. */
-function resembles(typed: string, known: string): boolean {
-  if (known.startsWith(typed) || typed.startsWith(known)) return true;
-  let matched = 0;
-  for (const char of known) if (char === typed[matched]) matched++;
-  return typed.length > 3 && typed[0] === known[0] && matched === typed.length;
 }

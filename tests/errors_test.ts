@@ -117,7 +117,7 @@ describe("errors", () => {
       assert.equal(new ServiceAbortError("timeout").message, "Request timed out");
       assert.equal(
         new ServiceAbortError("abort", "logout").message,
-        "Request aborted by the caller's signal",
+        "Request aborted",
       );
       assert.equal(new ServiceAbortError("abort", "logout").cause, "logout");
     });

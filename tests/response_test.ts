@@ -95,18 +95,18 @@ describe("responses", () => {
         /errors is not an array of errors/,
         { data: null, errors: [{ message: "m", locations: [{ line: "1", column: 2 }] }] },
       ],
-      ["data that is a string", '{"data":"hello"}', /data is not an object/, { data: "hello" }],
-      ["data that is an array", '{"data":[1]}', /data is not an object/, { data: [1] }],
+      ["data that is a string", '{"data":"hello"}', /data or extensions is not an object/, { data: "hello" }],
+      ["data that is an array", '{"data":[1]}', /data or extensions is not an object/, { data: [1] }],
       [
         "extensions that is a number",
         '{"data":{"hello":"world"},"extensions":42}',
-        /extensions is not an object/,
+        /data or extensions is not an object/,
         { data: { hello: "world" }, extensions: 42 },
       ],
       [
         "extensions that is an array, next to errors",
         '{"errors":[{"message":"x"}],"extensions":["x"]}',
-        /extensions is not an object/,
+        /data or extensions is not an object/,
         { errors: [{ message: "x" }], extensions: ["x"] },
       ],
       [

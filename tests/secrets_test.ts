@@ -207,7 +207,7 @@ describe("no secret or variable in any error", () => {
       }],
       ["iam credentials with a typo", {
         url: URL_,
-        auth: { ...iam, credentials: { ...CREDENTIALS, secretKey: CREDENTIALS.secretAccessKey } },
+        auth: { ...iam, credentials: { ...CREDENTIALS, SecretAccessKey: CREDENTIALS.secretAccessKey } },
       }],
       ["iam sessionToken of the wrong type", {
         url: URL_,
