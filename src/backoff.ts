@@ -1,15 +1,67 @@
 /**
- * How long a call waits before its next attempt: backoff with full jitter, or the server's
- * `Retry-After`. Internal: the client loads this module with `import()` when a call is about to
- * retry, so that calls that never fail, or never retry, do not download it; it imports no module of
- * the client's entry (types only), so that a bundler keeps it one chunk. When it cannot be loaded
- * (the network is gone), the attempt's own error is thrown: no retry could succeed then.
+ * Whether a call retries, and how long it waits before its next attempt: the caller's `shouldRetry`
+ * for the cases the default rule does not retry, then backoff with full jitter, or the server's
+ * `Retry-After`. Internal: the client loads this module with `import()` when an attempt that its
+ * policy may retry has failed, so that calls that never fail, or never retry, do not download it; it
+ * imports no module of the client's entry (types only), so that a bundler keeps it one chunk. When it
+ * cannot be loaded (the network is gone), the attempt's own error is thrown: no retry could succeed
+ * then.
  *
  * @module
  */
 
-import type { ServiceError, ServiceHttpError } from "./errors.ts";
+import type { ServiceError, ServiceHttpError, ServiceResponseError } from "./errors.ts";
 import type { RetryPolicy } from "./retry.ts";
+
+/**
+ * The wait before the attempt after `attempt`, or `undefined` for no retry: an error the default
+ * rule retries (`retryable`) is retried; another only when the caller's `shouldRetry` says so.
+ *
+ * @throws {TypeError} (as a rejection) When `shouldRetry` throws, rejects or answers anything but a
+ * boolean.
+ */
+export async function nextDelay(
+  policy: RetryPolicy,
+  err: ServiceError,
+  attempt: number,
+  retryable: boolean,
+): Promise<number | undefined> {
+  return retryable || await shouldRetry(policy, err as ServiceHttpError, attempt)
+    ? retryDelay(policy, err, attempt)
+    : undefined;
+}
+
+/**
+ * The caller's `shouldRetry` asked about `err` (a Promise when it answers with one, or with any
+ * thenable: Bluebird's, another realm's).
+ *
+ * @throws {TypeError} With `code: "INVALID_ARGUMENT"` when `shouldRetry` throws or rejects (its error
+ * is the `cause`), or answers anything but a boolean (the cause is `err`): a truthy answer such as
+ * "yes" is not taken for a yes, a mistake there is loud, not a silent no.
+ */
+export function shouldRetry(
+  policy: RetryPolicy,
+  err: ServiceHttpError | ServiceResponseError,
+  attempt: number,
+): boolean | Promise<boolean> {
+  const refuse = (message: string, cause: unknown): never => {
+    throw Object.assign(new TypeError(message, { cause }), { code: "INVALID_ARGUMENT" });
+  };
+  const threw = (cause: unknown) => refuse("retry.shouldRetry threw, so the request was not retried", cause);
+  const decided = (answer: unknown) =>
+    typeof answer == "boolean"
+      ? answer
+      : refuse(`Invalid answer from retry.shouldRetry: expected a boolean, got a ${typeof answer}`, err);
+  let answer: unknown;
+  try {
+    answer = policy.shouldRetry!(err, attempt);
+  } catch (cause) {
+    return threw(cause);
+  }
+  return typeof (answer as { then?: unknown } | null)?.then == "function"
+    ? Promise.resolve(answer).then(decided, threw)
+    : decided(answer);
+}
 
 /**
  * How long to wait before the attempt after `attempt`: the server's `Retry-After` on 429/503 when

@@ -26,7 +26,7 @@ import {
 } from "./errors.ts";
 import { type ClientConfig, requestConfig } from "./options.ts";
 import { discard, type GraphQLResult, readText, resultOf } from "./response.ts";
-import { shouldRetry } from "./retry.ts";
+import { isRetryable } from "./retry.ts";
 import { invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
@@ -164,14 +164,14 @@ export async function send(
           attempt--;
           continue;
         }
-        const retry = !FINAL.has(err) && await shouldRetry(policy, err, attempt);
-        // An abort while shouldRetry decided ends the call as an abort.
-        throwIfEnded();
-        if (!retry) throw err;
+        const retryable = isRetryable(err);
+        if (FINAL.has(err) || attempt >= policy.attempts || !retryable && !policy.shouldRetry) throw err;
         backoff ??= await import("./backoff.ts").catch(() => {
           throw err;
         });
-        const delay = backoff.retryDelay(policy, err, attempt);
+        const delay = await backoff.nextDelay(policy, err, attempt, retryable);
+        // An abort while shouldRetry decided ends the call as an abort.
+        throwIfEnded();
         // No wait that would end past the call's deadline: the error now is more useful than a timeout later.
         if (delay === undefined || performance.now() + delay >= deadline) throw err;
         // An end of the call clears this timer (below): nothing is left to wake this loop.

@@ -6,10 +6,7 @@
  */
 
 import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
-import { describe, expectInteger, expectOptions, invalid, invalidValue } from "./validate.ts";
-
-/** The errors a retry decision sees: the failures of an attempt that another attempt may fix. */
-type RetryCandidate = ServiceNetworkError | ServiceHttpError | ServiceResponseError;
+import { expectInteger, expectOptions, invalidValue } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -146,46 +143,4 @@ export function retryPolicy(retry: unknown): RetryPolicy {
 export function isRetryable(err: unknown): boolean {
   const { code, status } = err as ServiceHttpError;
   return err instanceof ServiceNetworkError || code == "HTTP_ERROR" && (status > 499 || status == 429);
-}
-
-/**
- * Whether to retry after `attempt` failed with `err`, per the policy: the default rule, then the
- * caller's `shouldRetry` for the further cases (a Promise when it answers with one).
- *
- * @throws {TypeError} When `shouldRetry` throws or rejects (its error is the `cause`), or answers
- * anything but a boolean (the cause is `err`).
- */
-export function shouldRetry(
-  policy: RetryPolicy,
-  err: RetryCandidate,
-  attempt: number,
-): boolean | Promise<boolean> {
-  const ask = policy.shouldRetry;
-  if (attempt >= policy.attempts) return false;
-  if (isRetryable(err) || !ask) return isRetryable(err);
-  const threw = (cause: unknown): never => {
-    throw invalid("retry.shouldRetry threw, so the request was not retried", false, cause);
-  };
-  // A truthy answer such as "yes" is not taken for a yes: a mistake there is loud, not a silent no.
-  const decided = (answer: unknown) => {
-    if (typeof answer != "boolean") {
-      throw invalid(
-        `Invalid answer from retry.shouldRetry: expected a boolean, current value is ${describe(answer)}`,
-        false,
-        err,
-      );
-    }
-    return answer;
-  };
-  let answer: unknown;
-  try {
-    // Not a network error here: isRetryable took those.
-    answer = ask(err as ServiceHttpError | ServiceResponseError, attempt);
-  } catch (cause) {
-    return threw(cause);
-  }
-  // A Promise is awaited, and so is a thenable of another library or realm (Bluebird, an iframe's).
-  return typeof (answer as { then?: unknown } | null)?.then == "function"
-    ? Promise.resolve(answer).then(decided, threw)
-    : decided(answer);
 }
