@@ -312,7 +312,7 @@ export function serialize(
     });
   } catch (cause) {
     throw invalid(
-      "Invalid variables: they cannot be serialized to JSON (a BigInt, or a cycle?)",
+      "Invalid variables: not serializable to JSON (a BigInt, or a cycle?)",
       false,
       cause,
     );

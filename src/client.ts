@@ -279,6 +279,6 @@ export function authorize(
  */
 export function stateOf<Owner extends object, State>(states: WeakMap<Owner, State>, owner: Owner): State {
   const state = states.get(owner);
-  if (!state) throw invalid("Called without its client: bind the method, or pass a ServiceClient");
+  if (!state) throw invalid("Not called on a ServiceClient: bind the method");
   return state;
 }

@@ -15,7 +15,7 @@
  */
 
 import { chunkLoadFailed } from "./errors.ts";
-import { invalid, invalidValue } from "./validate.ts";
+import { invalidValue } from "./validate.ts";
 
 /**
  * The variables object of an operation.
@@ -140,6 +140,9 @@ interface DocumentLike {
   readonly definitions: ReadonlyArray<{ readonly kind: string; readonly name?: { readonly value: string } }>;
 }
 
+/** What a document must be. */
+const DOCUMENT = "a GraphQL string or document node";
+
 const prepared = new WeakMap<object, PreparedDocument>();
 
 /**
@@ -154,7 +157,7 @@ export function prepareDocument(document: unknown): PreparedDocument | Promise<P
     return { query: nonEmpty(document.toString()) };
   }
   if (!isDocumentNode(document)) {
-    throw invalidValue("document", "a GraphQL string or document node", document);
+    throw invalidValue("document", DOCUMENT, document);
   }
   return prepared.get(document) ??
     import("./print.ts").then(
@@ -177,6 +180,6 @@ function isDocumentNode(value: unknown): value is DocumentLike {
 }
 
 function nonEmpty(query: string): string {
-  if (query.trim() === "") throw invalid("Invalid document: the query text is empty");
+  if (!query.trim()) throw invalidValue("document", DOCUMENT, query);
   return query;
 }
