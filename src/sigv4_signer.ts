@@ -140,12 +140,11 @@ async (request, options) => {
   // The signing key, derived once per secret and scope. (Written out here and in recordSigner: as a
   // function shared by both it costs each bundle 23 bytes.) Their concatenation names both: the
   // scope is its last four parts, and only the secret may hold a "/".
-  const cacheKey = secret + scope;
-  let signingKey = keys.get(cacheKey);
+  let signingKey = keys.get(secret + scope);
   if (!signingKey) {
     if (keys.size >= SIGNING_KEY_CACHE_LIMIT) keys.clear();
     keys.set(
-      cacheKey,
+      secret + scope,
       signingKey = scope.split("/").reduce(
         async (key: MaybePromise<Key>, part) => hmacKey(await digest(await key, part)),
         hmacKey("AWS4" + secret),
@@ -218,6 +217,7 @@ export const recordSigner = <Key>(
   keys: Map<string, MaybePromise<Key>> = new Map(),
 ): RecordSigner => {
   let href = "", host = "", path = "", second = NaN, lastDate = "";
+  let layout = "", order: string[] = [], signedNames = "";
   return async (url, headers, body, { region, service, credentials, date = new Date() }) => {
     if (url !== href) {
       const parsed = new URL(url);
@@ -235,12 +235,11 @@ export const recordSigner = <Key>(
     // Hashed first: on Web Crypto the hash runs off the main thread while the headers are worked out.
     const payloadHash = headers["x-amz-content-sha256"] ?? digest(0, body, 1);
     const scope = `${longDate.slice(0, 8)}/${region}/${service}/aws4_request`;
-    const cacheKey = secret + scope;
-    let signingKey = keys.get(cacheKey);
+    let signingKey = keys.get(secret + scope);
     if (!signingKey) {
       if (keys.size >= SIGNING_KEY_CACHE_LIMIT) keys.clear();
       keys.set(
-        cacheKey,
+        secret + scope,
         signingKey = scope.split("/").reduce(
           async (key: MaybePromise<Key>, part) => hmacKey(await digest(await key, part)),
           hmacKey("AWS4" + secret),
@@ -254,12 +253,17 @@ export const recordSigner = <Key>(
     if (credentials.sessionToken) {
       sent["x-amz-security-token"] = credentials.sessionToken.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    let lines = "", names = "";
-    for (const name of Object.keys(sent).concat("host").sort()) {
-      if (!UNSIGNABLE_HEADER.test(name)) {
-        lines += name + ":" + (name == "host" ? host : sent[name]!.replace(/[ \t]+/g, " ")) + "\n";
-        names += (names && ";") + name;
-      }
+    // The names to sign, in order, worked out again only when the names change.
+    const given = Object.keys(sent);
+    if (given.join() !== layout) {
+      layout = given.join();
+      order = given.concat("host").sort().filter((name) => !UNSIGNABLE_HEADER.test(name));
+      signedNames = order.join(";");
+    }
+    const names = signedNames;
+    let lines = "";
+    for (const name of order) {
+      lines += name + ":" + (name == "host" ? host : sent[name]!.replace(/[ \t]+/g, " ")) + "\n";
     }
     const signature = await digest(
       await signingKey,
