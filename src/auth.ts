@@ -280,7 +280,8 @@ function secretProblem(type: string, value: unknown): [field: string, bad?: stri
   if (!isObject(value)) return [field, describe(value, true)];
   expectOptions(value, "auth.credentials", CREDENTIALS.map(([key]) => key), true);
   for (const [key, pattern] of CREDENTIALS) {
-    const bad = (key != "sessionToken" || value[key] !== undefined) && badText(value[key], pattern);
+    // No session token, or an empty one (an unset environment variable), is none: long-term keys have none.
+    const bad = (key != "sessionToken" || (value[key] ?? "") !== "") && badText(value[key], pattern);
     if (bad) return [field + "." + key, bad];
   }
   return [field];

@@ -194,6 +194,20 @@ describe("client", () => {
       });
       assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
       assert.equal(lastRequest().headers["x-amz-security-token"], undefined);
+      // An empty one (an unset environment variable read as "") counts as none, given or returned.
+      for (
+        const credentials of [
+          { ...CREDENTIALS, sessionToken: "" },
+          () => ({ ...CREDENTIALS, sessionToken: "" }),
+        ]
+      ) {
+        const empty = new ServiceClient({
+          url: endpoint.url,
+          auth: { type: "iam", region: REGION, credentials },
+        });
+        assert.deepEqual(await empty.request("{ whoami }"), { whoami: "iam" });
+        assert.equal(lastRequest().headers["x-amz-security-token"], undefined);
+      }
     });
 
     it("tokens are never prefixed with Bearer (the endpoint refuses a prefixed one with 401)", async () => {
