@@ -163,6 +163,32 @@ const ALL_CONTENDERS: readonly Contender[] = [
       return (await response.json()).data;
     },
   },
+  {
+    // Raw fetch with the headers an iam request carries (fixed values of the same size, signed once):
+    // what those headers cost on the wire and in the server, apart from any client's work.
+    name: "raw-iam-headers",
+    label: "raw fetch, iam's headers (fixed)",
+    make: (url, fetch = globalThis.fetch) => {
+      const headers = {
+        "content-type": "application/json",
+        "x-amz-date": "20261126T000000Z",
+        "x-amz-security-token": CREDENTIALS.sessionToken,
+        authorization: `AWS4-HMAC-SHA256 Credential=${CREDENTIALS.accessKeyId}/20261126/us-east-1/appsync/` +
+          `aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-security-token, Signature=${
+            "0".repeat(64)
+          }`,
+      };
+      return async (variables) => {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { ...headers },
+          body: JSON.stringify({ query: QUERY, variables }),
+        });
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        return (await response.json()).data;
+      };
+    },
+  },
   ...oursContenders(ours, ""),
   ...(compared ? oursContenders(compared, "-b") : []),
   {
