@@ -49,7 +49,10 @@ interface Budget {
    * what the budgets would need: docs/size.md. Then 9,369 / 5,645 B: one end state per call in place
    * of a call-level AbortController, one problem chain for the response, one text check for keys,
    * tokens, regions and credentials, shorter hints (-350 B on (b)); `shouldRetry` asked from the
-   * backoff chunk (-135 B on (b), +~120 B on (a)); a faster iam signer (+105 B on (a)).
+   * backoff chunk (-135 B on (b), +~120 B on (a)); a faster iam signer (+105 B on (a)). Then
+   * 9,403 / 5,662 B, a raise of the ceilings by 30 B: an outside review's fixes (a failed load or a
+   * followed redirect of an iam client kept typed, no getter or `shouldRetry` called once the call has
+   * ended, a credentials field whose getter throws told from a misspelt key).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -61,14 +64,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_400,
+    ceiling: 9_430,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_680,
+    ceiling: 5_690,
     counts: "before-first-request",
   },
 ];

@@ -307,7 +307,12 @@ export async function readAuth(auth: AuthOptions): Promise<[string, string] | Aw
   try {
     problem = secretProblem(auth.type, value);
   } catch (cause) {
-    throw new ServiceAuthError(field, "has a misspelt key", cause);
+    // A misspelt key (`SessionToken`), or a field whose own getter threw.
+    throw new ServiceAuthError(
+      field,
+      (cause as { code?: string }).code ? "has a misspelt key" : "could not be read",
+      cause,
+    );
   }
   if (problem[1]) throw new ServiceAuthError(problem[0], "is " + problem[1]);
   return header ? [header, value as string] : value as AwsCredentials;

@@ -49,9 +49,12 @@ export function shouldRetry(
   };
   const threw = (cause: unknown) => refuse("retry.shouldRetry threw, so the request was not retried", cause);
   const decided = (answer: unknown) =>
-    typeof answer == "boolean"
-      ? answer
-      : refuse(`Invalid answer from retry.shouldRetry: expected a boolean, got a ${typeof answer}`, err);
+    typeof answer == "boolean" ? answer : refuse(
+      `Invalid answer from retry.shouldRetry: expected a boolean, got ${
+        answer == null ? answer : typeof answer == "object" ? "an object" : "a " + typeof answer
+      }`,
+      err,
+    );
   let answer: unknown;
   try {
     answer = policy.shouldRetry!(err, attempt);

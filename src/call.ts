@@ -147,6 +147,8 @@ export async function send(
       try {
         throwIfEnded();
         body ??= serialize(await load(), variables, request.operationName);
+        // A call that ended while its document loaded calls no getter.
+        throwIfEnded();
         // A signal of the attempt's own: Node's fetch leaves its listener on the signal it is given.
         attemptController = cancellable ? new AbortController() : undefined;
         return await sendOnce(state, body, headers, attemptController?.signal, max, throwIfEnded);
@@ -159,7 +161,10 @@ export async function send(
           throw err;
         }
         // A signature refused for time never ran: it is signed again at the server's time, once.
-        if (!resent && config.auth.type == "iam" && iam!.learnClockSkew(state, err as ServiceHttpError)) {
+        if (
+          !resent && config.auth.type == "iam" && err instanceof ServiceHttpError &&
+          iam?.learnClockSkew(state, err)
+        ) {
           resent = true;
           attempt--;
           continue;
@@ -169,6 +174,8 @@ export async function send(
         backoff ??= await import("./backoff.ts").catch(() => {
           throw err;
         });
+        // A call that ended while the chunk loaded asks no shouldRetry.
+        throwIfEnded();
         const delay = await backoff.nextDelay(policy, err, attempt, retryable);
         // An abort while shouldRetry decided ends the call as an abort.
         throwIfEnded();

@@ -323,7 +323,7 @@ function checkUrl(url: unknown): string {
     parsed!.username ||
     parsed!.password
   ) {
-    fail("url", "an absolute http(s) URL without credentials", url);
+    throw invalidValue("url", "an absolute http(s) URL without credentials", url, false, true);
   }
   return parsed!.href;
 }

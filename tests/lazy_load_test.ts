@@ -15,7 +15,7 @@ import { chunkLoadFailed } from "../src/errors.ts";
 import { clientConfig } from "../src/options.ts";
 import type { PreparedDocument } from "../src/document.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
-import { API_KEY, rejection } from "./_fixtures.ts";
+import { API_KEY, CREDENTIALS, REGION, rejection } from "./_fixtures.ts";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,6 +39,44 @@ describe("lazily loaded modules", () => {
     endpoint = await startEndpoint();
   });
   after(() => endpoint.close());
+
+  // First in this file: an iam client whose signer has never loaded (the failure is checked for clock
+  // skew only once the signer is there).
+  it("iam: a failed load before the signer ever loaded is a ServiceNetworkError, retried", async () => {
+    let loads = 0;
+    const load = () =>
+      ++loads === 1
+        ? Promise.reject(new TypeError("Failed to fetch dynamically imported module")).catch(chunkLoadFailed)
+        : Promise.resolve(HELLO);
+    const iam = { type: "iam", region: REGION, credentials: CREDENTIALS };
+    const err = await rejection(send(state({ auth: iam }), undefined, undefined, undefined, true, load));
+    assert.ok(err instanceof ServiceNetworkError, String(err));
+    const retrying = state({ auth: iam, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
+    loads = 0;
+    assert.deepEqual(await send(retrying, undefined, undefined, undefined, true, load), { hello: "world" });
+    assert.equal(loads, 2);
+  });
+
+  it("a call that ends while its document loads calls no getter", async () => {
+    let release!: () => void;
+    const load = () => new Promise<PreparedDocument>((resolve) => release = () => resolve(HELLO));
+    let reads = 0;
+    const controller = new AbortController();
+    const sent = send(
+      state({ auth: { type: "apiKey", apiKey: () => (reads++, API_KEY) } }),
+      undefined,
+      undefined,
+      { signal: controller.signal },
+      true,
+      load,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    assert.ok(await rejection(sent) instanceof ServiceAbortError);
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(reads, 0);
+  });
 
   it("a load that never ends is cut by the call's timeout: ServiceAbortError, reason timeout", async () => {
     const started = Date.now();

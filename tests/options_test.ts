@@ -35,7 +35,12 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /URL without credentials, current value is a string$/,
   ],
   ["url empty", { url: "", auth: apiKey }, TypeError, /current value is an empty string$/],
-  ["url a number", { url: 42, auth: apiKey }, TypeError, /Invalid url: .*current value is 42/],
+  [
+    "url a number: described, never quoted",
+    { url: 42, auth: apiKey },
+    TypeError,
+    /Invalid url: .*current value is a number$/,
+  ],
   [
     "url ftp:",
     { url: "ftp://example.com/graphql", auth: apiKey },
@@ -906,6 +911,29 @@ describe("options", () => {
       });
       const err = await rejection(client.request("{ hello }"));
       assert.equal(err.cause, cause);
+    });
+
+    it("an iam provider whose credentials' own getter throws gives ServiceAuthError with that error as cause", async () => {
+      const before = endpoint.requests.length;
+      const locked = new Error("vault locked");
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: {
+          type: "iam",
+          region: "us-east-1",
+          credentials: () => ({
+            ...CREDENTIALS,
+            get sessionToken(): string {
+              throw locked;
+            },
+          }),
+        },
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceAuthError);
+      assert.equal(err.message, "Cannot authenticate: credentials could not be read");
+      assert.equal(err.cause, locked);
+      assert.equal(endpoint.requests.length, before);
     });
 
     it("an iam provider returning STS's `SessionToken` gives ServiceAuthError, nothing sent (it would sign without it)", async () => {

@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceClient, ServiceGraphQLError, ServiceHttpError, ServiceResponseError } from "../mod.ts";
 import { type Endpoint, startEndpoint } from "./_server.ts";
-import { API_KEY } from "./_fixtures.ts";
+import { API_KEY, CREDENTIALS, REGION } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
 
 let endpoint: Endpoint;
@@ -219,6 +219,33 @@ describe("responses", () => {
         assert.equal(calls, 1, "not retried: a retry would send the credentials there again");
         // What the client cannot prevent: a fetch that follows has already sent the request there.
         assert.equal(other.requests.length, 1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("iam: a followed redirect that ends on a 403 is refused the same way (no clock-skew check of it)", async () => {
+      const other = await startEndpoint();
+      try {
+        other.route("forbidden", (_req, res) => {
+          res.writeHead(403, { "content-type": "application/json", date: new Date().toUTCString() });
+          res.end(
+            JSON.stringify({ errors: [{ errorType: "BadRequestException", message: "Signature expired" }] }),
+          );
+        });
+        endpoint.route("redirect-to-403", (_req, res) => {
+          res.writeHead(307, { location: other.urlFor("forbidden") });
+          res.end();
+        });
+        const client = new ServiceClient({
+          url: endpoint.urlFor("redirect-to-403"),
+          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+          fetch: (input, init) => fetch(input, { ...init, redirect: "follow" }),
+        });
+        const err = await rejection(client.request("{ hello }"));
+        assert.ok(err instanceof ServiceResponseError, String(err));
+        assert.equal(err.status, 403);
+        assert.equal(other.requests.length, 1, "sent once: neither re-signed nor retried");
       } finally {
         await other.close();
       }

@@ -428,7 +428,7 @@ describe("retry", () => {
             assert.equal(error.code, "INVALID_ARGUMENT");
             assert.match(
               error.message,
-              /^Invalid answer from retry\.shouldRetry: expected a boolean, got a (number|string|object|undefined)$/,
+              /^Invalid answer from retry\.shouldRetry: expected a boolean, got (a number|a string|an object|undefined|null)$/,
             );
             assert.equal(error.cause, err, "the attempt's error is kept");
             return true;
