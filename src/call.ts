@@ -24,7 +24,7 @@ import {
   ServiceNetworkError,
   ServiceResponseError,
 } from "./errors.ts";
-import { type ClientConfig, requestConfig } from "./options.ts";
+import { type ClientConfig, globalFetch, requestConfig } from "./options.ts";
 import { discard, type GraphQLResult, readText, resultOf } from "./response.ts";
 import { isRetryable } from "./retry.ts";
 import { invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
@@ -233,7 +233,10 @@ async function sendOnce(
   } catch (cause) {
     throw new ServiceNetworkError(cause);
   }
-  const { ok, status, redirected, url: at } = response;
+  const { ok, status, redirected } = response;
+  // The response's URL is read only where a redirect may have been followed (Deno builds it anew at
+  // each read, about 2 µs): the runtime's own fetch, told `redirect: "manual"`, follows none.
+  const at = (redirected || fetch != globalFetch) && response.url;
   let text: string | undefined, cause: unknown;
   // A fetch that followed a redirect has sent the request, credentials included, elsewhere: what
   // came back is not the endpoint's answer, and sending again would send the credentials again.

@@ -271,10 +271,16 @@ export function clientConfig(options: unknown): ClientConfig {
     url: checkUrl(options.url),
     auth: checkAuth(options.auth),
     retry: NO_RETRY,
-    fetch: fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
+    fetch: fetch ?? globalFetch,
     ...checked(options, ""),
   } as ClientConfig;
 }
+
+/**
+ * The fetch of a client without a `fetch` option: the global one, looked up at each request (a mock
+ * installed later is used).
+ */
+export const globalFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
 
 /** A request without options: every field is absent. */
 const NO_REQUEST_OPTIONS: RequestConfig = {};
