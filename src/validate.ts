@@ -10,6 +10,7 @@
 /**
  * A `TypeError` or `RangeError` thrown for a bad argument, with the stable code `INVALID_ARGUMENT`.
  *
+ * @example A typo caught at construction
  * ```ts
  * import { type InvalidArgumentError, ServiceClient } from "@seed/service-client";
  *
