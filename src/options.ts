@@ -280,7 +280,8 @@ export function clientConfig(options: unknown): ClientConfig {
  * The fetch of a client without a `fetch` option: the global one, looked up at each request (a mock
  * installed later is used).
  */
-export const globalFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
+export const globalFetch: FetchFunction = (input: string, init: FetchInit): Promise<FetchResponse> =>
+  globalThis.fetch(input, init);
 
 /** A request without options: every field is absent. */
 const NO_REQUEST_OPTIONS: RequestConfig = {};
