@@ -32,6 +32,16 @@ function state(extra: Record<string, unknown> = {}) {
 }
 
 const never = () => new Promise<PreparedDocument>(() => {});
+
+/** A load that fails the first time, as a chunk's load fails when the network is gone, then succeeds. */
+function failingOnce() {
+  let count = 0;
+  const load = () =>
+    ++count === 1
+      ? Promise.reject(new TypeError("Failed to fetch dynamically imported module")).catch(chunkLoadFailed)
+      : Promise.resolve(HELLO);
+  return { load, loads: () => count };
+}
 const HELLO = { query: "{ hello }" };
 
 describe("lazily loaded modules", () => {
@@ -43,18 +53,17 @@ describe("lazily loaded modules", () => {
   // First in this file: an iam client whose signer has never loaded (the failure is checked for clock
   // skew only once the signer is there).
   it("iam: a failed load before the signer ever loaded is a ServiceNetworkError, retried", async () => {
-    let loads = 0;
-    const load = () =>
-      ++loads === 1
-        ? Promise.reject(new TypeError("Failed to fetch dynamically imported module")).catch(chunkLoadFailed)
-        : Promise.resolve(HELLO);
     const iam = { type: "iam", region: REGION, credentials: CREDENTIALS };
-    const err = await rejection(send(state({ auth: iam }), undefined, undefined, undefined, true, load));
+    const err = await rejection(
+      send(state({ auth: iam }), undefined, undefined, undefined, true, failingOnce().load),
+    );
     assert.ok(err instanceof ServiceNetworkError, String(err));
     const retrying = state({ auth: iam, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
-    loads = 0;
-    assert.deepEqual(await send(retrying, undefined, undefined, undefined, true, load), { hello: "world" });
-    assert.equal(loads, 2);
+    const again = failingOnce();
+    assert.deepEqual(await send(retrying, undefined, undefined, undefined, true, again.load), {
+      hello: "world",
+    });
+    assert.equal(again.loads(), 2);
   });
 
   it("a call that ends while its document loads calls no getter", async () => {
@@ -125,17 +134,14 @@ describe("lazily loaded modules", () => {
   });
 
   it("a failed load is a ServiceNetworkError, retried by a retry policy: the next attempt loads again", async () => {
-    let loads = 0;
-    const load = () =>
-      ++loads === 1
-        ? Promise.reject(new TypeError("Failed to fetch dynamically imported module")).catch(chunkLoadFailed)
-        : Promise.resolve(HELLO);
+    const first = failingOnce();
     const retrying = state({ retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
-    assert.deepEqual(await send(retrying, undefined, undefined, undefined, true, load), { hello: "world" });
-    assert.equal(loads, 2);
+    assert.deepEqual(await send(retrying, undefined, undefined, undefined, true, first.load), {
+      hello: "world",
+    });
+    assert.equal(first.loads(), 2);
 
-    loads = 0;
-    const err = await rejection(send(state(), undefined, undefined, undefined, true, load));
+    const err = await rejection(send(state(), undefined, undefined, undefined, true, failingOnce().load));
     assert.ok(err instanceof ServiceNetworkError, "without retry: thrown, typed");
     assert.equal(err.code, "NETWORK_ERROR");
     assert.equal((err.cause as Error).message, "Failed to fetch dynamically imported module");

@@ -631,6 +631,12 @@ describe("options", () => {
   });
 
   let endpoint: Endpoint;
+  /** An iam client of the local endpoint whose credentials come from `provider`. */
+  const iamClient = (provider: () => object) =>
+    new ServiceClient({
+      url: endpoint.url,
+      auth: { type: "iam", region: "us-east-1", credentials: provider as () => typeof CREDENTIALS },
+    });
 
   describe("an unknown key is named, with the known key it resembles", () => {
     const KNOWN = ["signal", "timeoutMs", "operationName", "headers"];
@@ -916,19 +922,12 @@ describe("options", () => {
     it("an iam provider whose credentials' own getter throws gives ServiceAuthError with that error as cause", async () => {
       const before = endpoint.requests.length;
       const locked = new Error("vault locked");
-      const client = new ServiceClient({
-        url: endpoint.url,
-        auth: {
-          type: "iam",
-          region: "us-east-1",
-          credentials: () => ({
-            ...CREDENTIALS,
-            get sessionToken(): string {
-              throw locked;
-            },
-          }),
+      const client = iamClient(() => ({
+        ...CREDENTIALS,
+        get sessionToken(): string {
+          throw locked;
         },
-      });
+      }));
       const err = await rejection(client.request("{ hello }"));
       assert.ok(err instanceof ServiceAuthError);
       assert.equal(err.message, "Cannot authenticate: credentials could not be read");
@@ -938,18 +937,11 @@ describe("options", () => {
 
     it("an iam provider returning STS's `SessionToken` gives ServiceAuthError, nothing sent (it would sign without it)", async () => {
       const before = endpoint.requests.length;
-      const client = new ServiceClient({
-        url: endpoint.url,
-        auth: {
-          type: "iam",
-          region: "us-east-1",
-          credentials: () => ({
-            accessKeyId: CREDENTIALS.accessKeyId,
-            secretAccessKey: CREDENTIALS.secretAccessKey,
-            SessionToken: "token",
-          }),
-        },
-      });
+      const client = iamClient(() => ({
+        accessKeyId: CREDENTIALS.accessKeyId,
+        secretAccessKey: CREDENTIALS.secretAccessKey,
+        SessionToken: "token",
+      }));
       const err = await rejection(client.request("{ hello }"));
       assert.ok(err instanceof ServiceAuthError);
       assert.equal(err.message, "Cannot authenticate: credentials has a misspelt key");
