@@ -201,15 +201,21 @@ const FIELDS = {
   iam: ["credentials", ""],
 } as const;
 
-/** What the credentials' fields must be: the key ID goes into the Authorization header, as the region does. */
+/**
+ * The characters of a region and of an access key ID: both go into the Authorization header's
+ * Credential parameter, the region into the credential scope too.
+ */
+const SCOPE_TEXT = /^[\w-]+$/;
+
+/** What the credentials' fields must be. */
 const CREDENTIALS: ReadonlyArray<[key: string, pattern?: RegExp]> = [
-  ["accessKeyId", /^[\w-]+$/],
+  ["accessKeyId", SCOPE_TEXT],
   ["secretAccessKey"],
   ["sessionToken"],
 ];
 
-/** The region's characters: it goes into the credential scope and the Authorization header. */
-const REGION = /^[\w-]+$/;
+/** The keys of credentials the signer reads. */
+const CREDENTIAL_KEYS = CREDENTIALS.map(([key]) => key);
 
 /**
  * Checks an auth configuration at construction, for JavaScript callers too. Messages describe
@@ -264,7 +270,7 @@ export function checkAuth(auth: unknown): AuthOptions {
  * letters, digits, `_` and `-`.
  */
 export function checkRegion(region: unknown): string {
-  const bad = badText(region, REGION);
+  const bad = badText(region, SCOPE_TEXT);
   if (bad) throw invalidDescribed("auth.region", "a region such as us-east-1", bad);
   return region as string;
 }
@@ -278,7 +284,7 @@ function secretProblem(type: string, value: unknown): [field: string, bad?: stri
   const field = FIELDS[type as keyof typeof FIELDS][0];
   if (type != "iam") return [field, badText(value)];
   if (!isObject(value)) return [field, describe(value, true)];
-  expectOptions(value, "auth.credentials", CREDENTIALS.map(([key]) => key), true);
+  expectOptions(value, "auth.credentials", CREDENTIAL_KEYS, true);
   for (const [key, pattern] of CREDENTIALS) {
     // No session token, or an empty one (an unset environment variable), is none: long-term keys have none.
     const bad = (key != "sessionToken" || (value[key] ?? "") !== "") && badText(value[key], pattern);

@@ -254,9 +254,9 @@ export const recordSigner = <Key>(
       sent["x-amz-security-token"] = credentials.sessionToken.replace(/^[\t ]+|[\t ]+$/g, "");
     }
     // The names to sign, in order, worked out again only when the names change.
-    const given = Object.keys(sent);
-    if (given.join() !== layout) {
-      layout = given.join();
+    const given = Object.keys(sent), givenNames = given.join();
+    if (givenNames !== layout) {
+      layout = givenNames;
       order = given.concat("host").sort().filter((name) => !UNSIGNABLE_HEADER.test(name));
       signedNames = order.join(";");
     }
