@@ -11,7 +11,8 @@
  *   `src/crypto_node.js` (`node:crypto`); CommonJS (`npm/cjs/`) does the same. Everywhere else
  *   (browsers, workers, bundlers for the web, esm.sh) `exports` lead to `npm/web/`, the same ESM
  *   with the source's own relative imports and no `#` import, so that a browser loading the files
- *   as they are (an import map for the package, no bundler) needs nothing else.
+ *   as they are (an import map for the package, no bundler) needs nothing else; there the files
+ *   import `src/crypto_web.js` (Web Crypto alone) in place of `src/crypto.js`.
  * - `npm/package.json`, README.md (its opening for contributors replaced by the install command, see
  *   `npm/readme.ts`) and LICENSE; a `sigv4/package.json` stub for pre-`exports` resolvers.
  * - `npm/tests/`: tests/*.ts compiled to ESM against the built package (not published). `../mod.ts`
@@ -67,7 +68,12 @@ const NODE_TYPES = join(NODE_TYPES_DIR, "node_modules", "@types");
 
 /** The files that differ between runtimes; see the module doc. */
 const MAPPINGS: readonly RuntimeMapping[] = [
-  { source: "src/crypto.ts", alias: "#crypto", conditions: { node: "src/crypto_node.ts" } },
+  {
+    source: "src/crypto.ts",
+    alias: "#crypto",
+    conditions: { node: "src/crypto_node.ts" },
+    web: "src/crypto_web.ts",
+  },
 ];
 
 /** Every file a mapping may load, besides the sources. */
@@ -155,8 +161,11 @@ export function buildNpm(): string[] {
     }));
   }
 
-  // The web build: the source's own imports (relative, `crypto.ts`), no variants, no declarations
-  // (exports give it esm/'s, which are the same).
+  // The web build: the source's own relative imports, except a mapping's web file in place of its
+  // source (`crypto_web.ts` for `crypto.ts`); no declarations (exports give it esm/'s, which are the same).
+  const webFiles = new Map(
+    MAPPINGS.flatMap((mapping) => mapping.web ? [[at(mapping.source), at(mapping.web)]] : []),
+  );
   written.push(...compile({
     rootNames: Object.values(deno.exports).map(at),
     closure: true,
@@ -169,7 +178,14 @@ export function buildNpm(): string[] {
     types: { roots: [nodeTypes], names: ["node"] },
     extensions: EXTENSIONS.web,
     mapSpecifier: (specifier, importer) =>
-      mapSpecifier(specifier, importer, { importMap: deno.imports, root: ROOT, redirect: () => undefined }),
+      mapSpecifier(specifier, importer, {
+        importMap: deno.imports,
+        root: ROOT,
+        redirect: (file, from) => {
+          const web = webFiles.get(file);
+          return web && toRelative(from, web).replace(/\.ts$/, EXTENSIONS.web.js);
+        },
+      }),
   }));
 
   const pkg = manifest({

@@ -52,7 +52,8 @@ interface Budget {
    * backoff chunk (-135 B on (b), +~120 B on (a)); a faster iam signer (+105 B on (a)). Then
    * 9,403 / 5,662 B, a raise of the ceilings by 30 B: an outside review's fixes (a failed load or a
    * followed redirect of an iam client kept typed, no getter or `shouldRetry` called once the call has
-   * ended, a credentials field whose getter throws told from a misspelt key).
+   * ended, a credentials field whose getter throws told from a misspelt key). Then (a) 9,427 -> 9,191 B:
+   * the web build's iam chunk on `crypto_web.ts`, with no `node:crypto` path (-236 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -64,7 +65,7 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_430,
+    ceiling: 9_200,
     counts: "all",
   },
   {

@@ -1,6 +1,8 @@
 /**
  * Measures the signer alone as a browser would ship it: `src/sigv4.ts` bundled by esbuild (ESM,
- * browser platform, minified), then gzipped. Exits with 1 above the regression ceiling, a little
+ * browser platform, minified) with `crypto_web.ts` in place of `crypto.ts`, as the npm package's
+ * web build imports it, then gzipped. The source as JSR ships it, with its `node:crypto` path, is
+ * printed beside it for reference. Exits with 1 above the regression ceiling, a little
  * over the last measurement; lower it as the signer shrinks. The budget (1,200 B) is not met: see
  * {@link SIZE_CEILING} for what the signer holds and what each part costs.
  *
@@ -26,7 +28,9 @@ export const SIZE_BUDGET = 1_200;
  * `escape` for four of RFC 3986's five extra characters, and the key derivation written out in each
  * signer (-23 B): 1,355 B. Then 1,355 -> 1,347 B: `hmacKey` one function that picks its path when
  * called (-6 B), `getBuiltinModule("crypto")` without the `node:` prefix (-4 B; Node, Deno and Bun
- * take both).
+ * take both). Then 1,347 -> 1,264 B: measured as browsers get it, on `crypto_web.ts`, which the npm
+ * package's web build imports in place of `crypto.ts` (no `node:crypto` path a page could never take:
+ * -83 B; the source as JSR ships it is 1,355 B, printed beside it).
  *
  * What each part costs, measured by taking it out of a copy (1,357 B then): the Web Crypto path
  * 147 B (its hex encoding 41), the unsignable-header pattern 110, the canonical path and query
@@ -40,10 +44,14 @@ export const SIZE_BUDGET = 1_200;
  * moved the size by -5 to +20 B: the budget is out of reach without dropping a behaviour the tests
  * describe or one of those speeds.
  */
-export const SIZE_CEILING = 1_350;
+export const SIZE_CEILING = 1_270;
 
-/** Bundles `src/sigv4.ts` and returns the minified code. */
-export async function bundleSigner(): Promise<string> {
+/**
+ * Bundles `src/sigv4.ts` and returns the minified code: on the web build's `crypto_web.ts`, or with
+ * `source`, on `crypto.ts` as JSR ships it.
+ */
+export async function bundleSigner(source = false): Promise<string> {
+  const web = new URL("../src/crypto_web.ts", import.meta.url).pathname;
   const result = await esbuild.build({
     entryPoints: [new URL("../src/sigv4.ts", import.meta.url).pathname],
     bundle: true,
@@ -52,6 +60,10 @@ export async function bundleSigner(): Promise<string> {
     format: "esm",
     write: false,
     logLevel: "silent",
+    plugins: source ? [] : [{
+      name: "web-build",
+      setup: (build) => build.onResolve({ filter: /^\.\/crypto\.ts$/ }, () => ({ path: web })),
+    }],
   });
   await esbuild.stop();
   return result.outputFiles[0]!.text;
@@ -63,7 +75,15 @@ if (import.meta.main) {
   const gzipped = gzipSync(bytes).length;
   const gzippedBest = gzipSync(bytes, { level: 9 }).length;
   if (Deno.args.includes("--print")) console.log(code);
-  console.log(`src/sigv4.ts: ${bytes.length} B minified, ${gzipped} B gzipped (${gzippedBest} B at level 9)`);
+  console.log(
+    `src/sigv4.ts (web build, crypto_web.ts): ${bytes.length} B minified, ${gzipped} B gzipped (${gzippedBest} B at level 9)`,
+  );
+  const jsr = new TextEncoder().encode(await bundleSigner(true));
+  console.log(
+    `src/sigv4.ts (as JSR ships it, crypto.ts with its node:crypto path): ${jsr.length} B minified, ${
+      gzipSync(jsr).length
+    } B gzipped, not budgeted`,
+  );
   console.log(
     `budget: ${SIZE_BUDGET} B gzipped: ${
       gzipped <= SIZE_BUDGET ? "ok" : `OVER by ${gzipped - SIZE_BUDGET} B`

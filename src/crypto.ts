@@ -1,9 +1,9 @@
 /**
- * The hashing primitives SigV4 needs: the variant that JSR ships, and the npm build's for browsers
- * and workers. It runs on `node:crypto` where the runtime hands it out without an import (Deno 2,
- * Node 20.16+, Bun: `process.getBuiltinModule`), and on the Web Crypto API (`crypto.subtle`)
- * everywhere else (browsers, workers, Deno 1). No bundler sees an import of `node:crypto`: its name
- * is a string given to a function, so browser bundles stay clean.
+ * The hashing primitives SigV4 needs: the variant that JSR ships. It runs on `node:crypto` where the
+ * runtime hands it out without an import (Deno 2, Node 20.16+, Bun: `process.getBuiltinModule`), and
+ * on the Web Crypto API (`crypto_web.ts`) everywhere else (browsers, workers, Deno 1). No bundler
+ * sees an import of `node:crypto`: its name is a string given to a function, so browser bundles stay
+ * clean.
  *
  * Why both: each `crypto.subtle` call is an asynchronous hop to another thread, and a signature
  * waits on three in a row (two digests and an HMAC). On `node:crypto`, every function here answers
@@ -15,11 +15,14 @@
  * per message: Deno's `createHmac` costs several times what a hash does. A bundle holds only the
  * pair it uses.
  *
- * The npm build maps this file to `crypto_node.ts` for Node and Bun, which exports the same names
- * with the same signatures. Callers must accept a value or a Promise (see {@link MaybePromise}).
+ * The npm build maps this file to `crypto_node.ts` for Node and Bun, and to `crypto_web.ts` for
+ * browsers and workers (which then carry no `node:crypto` path); both export the same names with
+ * the same signatures. Callers must accept a value or a Promise (see {@link MaybePromise}).
  *
  * @module
  */
+
+import * as web from "./crypto_web.ts";
 
 /** A value, or a Promise of it: what a primitive returns, depending on the variant. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -64,28 +67,9 @@ export type KeyMaker<Key = HmacKey> = (secret: string | Uint8Array | ArrayBuffer
 const node = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process
   ?.getBuiltinModule?.("crypto") as NodeCrypto | undefined;
 
-const utf8 = (text: string) => new TextEncoder().encode(text);
-
 /** Turns a secret (UTF-8 text or raw bytes) into an HMAC-SHA256 key for {@link digest}. */
 export const hmacKey: KeyMaker = (secret: string | Uint8Array | ArrayBuffer): MaybePromise<HmacKey> =>
-  node ? secret : crypto.subtle.importKey(
-    "raw",
-    (typeof secret == "string" ? utf8(secret) : secret) as BufferSource,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-
-// reduce, not Array.from with a map function: in a signature, on Deno, that one costs ~10 µs more.
-const webDigest =
-  ((key: CryptoKey | 0, data: string, hex?: 1) =>
-    (key ? crypto.subtle.sign("HMAC", key, utf8(data)) : crypto.subtle.digest("SHA-256", utf8(data))).then((
-      bytes,
-    ) =>
-      hex
-        ? new Uint8Array(bytes).reduce((text, byte) => text + (byte | 256).toString(16).slice(1), "")
-        : bytes
-    )) as Digest;
+  node ? secret : web.hmacKey(secret);
 
 /** HMAC-SHA256 or SHA-256 (see {@link Digest}), with `createHmac` on `node:crypto`. */
 export const digest: Digest = node
@@ -93,19 +77,21 @@ export const digest: Digest = node
     (key ? node.createHmac("sha256", key) : node.createHash("sha256")).update(data).digest(
       hex && "hex",
     )) as Digest
-  : webDigest;
+  : web.digest;
 
 /** Turns a secret (UTF-8 text or raw bytes) into an HMAC-SHA256 key for {@link fastDigest}. */
 export const fastHmacKey: KeyMaker = node
   ? (secret) => {
-    let bytes: Uint8Array = typeof secret == "string" ? utf8(secret) : new Uint8Array(secret);
+    let bytes: Uint8Array = typeof secret == "string"
+      ? new TextEncoder().encode(secret)
+      : new Uint8Array(secret);
     // A key longer than SHA-256's 64-byte block is hashed first; a shorter one is padded with zeros.
     if (bytes.length > 64) bytes = node.createHash("sha256").update(bytes).digest();
     const pad = (mask: number) =>
       node.createHash("sha256").update(Uint8Array.from({ length: 64 }, (_, i) => bytes[i]! ^ mask));
     return [pad(0x36), pad(0x5c)] as const;
   }
-  : hmacKey;
+  : web.hmacKey;
 
 // The inner hash of an HMAC as bytes, for the outer hash: one array for every call (each runs to its end
 // synchronously), since on Deno a new typed array costs about as much as hashing a short text.
@@ -133,13 +119,7 @@ export const fastDigest: Digest = node
       ? key[1]!.copy().update(fromHex(key[0]!.copy().update(data).digest("hex")))
       : node.createHash("sha256").update(data))
       .digest(hex && "hex")) as Digest
-  : webDigest;
+  : web.digest;
 
-/**
- * Why this runtime cannot sign, or `""`: browsers have `crypto.subtle` on secure pages only (https,
- * localhost). In this module, so that the words ship in the iam chunk only.
- */
-export const signingProblem = (): string =>
-  node || globalThis.crypto?.subtle
-    ? ""
-    : "cannot be signed: this runtime has no Web Crypto (crypto.subtle), which browsers give secure pages only (https, localhost)";
+/** Why this runtime cannot sign, or `""` (see `crypto_web.ts`). */
+export const signingProblem = (): string => node ? "" : web.signingProblem();

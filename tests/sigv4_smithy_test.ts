@@ -32,6 +32,7 @@ import * as webPrimitives from "../src/crypto.ts";
 import { webCryptoCopy } from "./_crypto_variants.ts";
 import type { Digest, KeyMaker } from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
+import * as webOnly from "../src/crypto_web.ts";
 import { type AwsCredentials, type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
 import { type RecordSigner, recordSigner, type Signer, signer } from "../src/sigv4_signer.ts";
 import { UNSIGNABLE_HEADER } from "../src/sigv4_signer.ts";
@@ -229,6 +230,7 @@ for (
     ],
     ["crypto.ts on Web Crypto (a second copy)", webCopy],
     ["crypto_node.ts", nodePrimitives],
+    ["crypto_web.ts (the npm package's web build)", globalThis.crypto?.subtle ? webOnly : undefined],
   ] as const
 ) {
   if (!module) continue;

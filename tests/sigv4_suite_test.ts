@@ -30,6 +30,7 @@ import { fileURLToPath } from "node:url";
 import * as webPrimitives from "../src/crypto.ts";
 import { webCryptoCopy } from "./_crypto_variants.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
+import * as webOnly from "../src/crypto_web.ts";
 import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
 import type { Digest } from "../src/crypto.ts";
 import { createSigner, type SigningPrimitives } from "../src/sigv4_signer.ts";
@@ -179,6 +180,7 @@ for (
       !webCopy && "a second copy of crypto.ts loads under Deno only",
     ],
     ["crypto_node.ts (node:crypto)", nodePrimitives, false],
+    ["crypto_web.ts (Web Crypto, the npm package's web build)", webOnly, noWebCrypto],
   ] as const
 ) {
   const pair = (hmacKey?: unknown, digest?: unknown) => ({ hmacKey, digest }) as SigningPrimitives<unknown>;

@@ -11,6 +11,7 @@ import * as webPrimitives from "../src/crypto.ts";
 import { webCryptoCopy } from "./_crypto_variants.ts";
 import type { Digest, KeyMaker } from "../src/crypto.ts";
 import * as nodePrimitives from "../src/crypto_node.ts";
+import * as webOnly from "../src/crypto_web.ts";
 import { type SignableRequest, type SignOptions, signRequest } from "../src/sigv4.ts";
 import { createSigner, recordSigner, signer, SIGNING_KEY_CACHE_LIMIT } from "../src/sigv4_signer.ts";
 import { invalid } from "../src/validate.ts";
@@ -400,7 +401,7 @@ describe("crypto variants", () => {
     const reference = await webCryptoCopy() ??
       (webPrimitives.hmacKey("probe") instanceof Promise ? webPrimitives : undefined);
     const subtle = globalThis.crypto.subtle;
-    const modules = [webPrimitives, nodePrimitives, ...(reference ? [reference] : [])];
+    const modules = [webPrimitives, nodePrimitives, webOnly, ...(reference ? [reference] : [])];
     for (const data of inputs) {
       const expectedHash = [
         ...new Uint8Array(await subtle.digest("SHA-256", new TextEncoder().encode(data))),

@@ -36,6 +36,11 @@ export interface RuntimeMapping {
    * `{ node: "src/crypto_node.ts" }`. A file under `node` may import `node:` modules.
    */
   readonly conditions: Readonly<Record<string, string>>;
+  /**
+   * The file the web build (`npm/web/`: browsers, workers) imports in place of the source, relative
+   * to the root, such as `src/crypto_web.ts`; without it, the source itself.
+   */
+  readonly web?: string;
 }
 
 /** Every file a mapping's conditions name. */
