@@ -246,7 +246,7 @@ function sendFrom(
  * checked at construction.
  */
 export function endpointOf(client: ServiceClient): string {
-  return stateOf(states, client).config.url;
+  return stateOf(states, client).url;
 }
 
 /**
