@@ -234,7 +234,7 @@ async function sendFrom(
   unwrap: boolean,
   load?: () => Promise<PreparedDocument>,
 ): Promise<unknown> {
-  return send(stateOf(states, client), document, variables, options, unwrap, load);
+  return await send(stateOf(states, client), document, variables, options, unwrap, load);
 }
 
 /**
@@ -259,7 +259,7 @@ export async function authorize(
   body: string,
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string>> {
-  return authorizeFor(stateOf(states, client), url, body, headers);
+  return await authorizeFor(stateOf(states, client), url, body, headers);
 }
 
 /**
