@@ -46,8 +46,8 @@ export interface ClientState extends ClientConfig {
   readonly headers: Readonly<Record<string, string>>;
   /** The endpoint's origin and a slash: a response from anywhere else followed a redirect. */
   readonly origin: string;
-  /** Server clock minus ours, learnt from a signature rejected for time (iam only). */
-  clockOffsetMs: number;
+  /** Server clock minus ours, learnt from a signature rejected for time (iam only: set by `iam.ts`). */
+  clockOffsetMs?: number;
 }
 
 /** The state of a new client. */
@@ -56,7 +56,6 @@ export function clientState(config: ClientConfig): ClientState {
     ...config,
     headers: { "content-type": "application/json; charset=UTF-8", ...config.headers },
     origin: new URL(config.url).origin + "/",
-    clockOffsetMs: 0,
   };
 }
 
@@ -202,7 +201,7 @@ export async function send(
         // shouldRetry's error.
         if (!(err instanceof ServiceError) || err instanceof ServiceAuthError) throw err;
         // A signature refused for time never ran: it is signed again at the server's time, once.
-        if (!resent && state.auth.type == "iam" && iam?.learnClockSkew(state, err)) {
+        if (!resent && iam?.learnClockSkew(state, err)) {
           resent = true;
           attempt--;
           continue;

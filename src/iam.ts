@@ -33,7 +33,7 @@ export function signAttempt(
     region,
     service: "appsync",
     credentials,
-    date: new Date(Date.now() + state.clockOffsetMs),
+    date: new Date(Date.now() + (state.clockOffsetMs ?? 0)),
   });
 }
 
@@ -60,8 +60,9 @@ const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z)
  */
 export function learnClockSkew(state: ClientState, failure: ServiceError): boolean {
   const err = failure as Partial<ServiceHttpError>;
+  // The module is shared by every client once one iam client loaded it: only an iam client learns.
   // A signature problem comes back as a 403, or a 400 (a response error of such a status has no `errors`).
-  const refusal = (err.status === 403 || err.status === 400) &&
+  const refusal = state.auth.type == "iam" && (err.status === 403 || err.status === 400) &&
     err.errors?.map((e) => TIME_REFUSAL.exec(e.message)).find(Boolean);
   const [serverTime, other] = refusal
     ? [err.headers!.get("date"), refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")]
