@@ -64,14 +64,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_290,
+    ceiling: 9_280,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_550,
+    ceiling: 5_530,
     counts: "before-first-request",
   },
 ];
