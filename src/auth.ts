@@ -294,13 +294,13 @@ function secretProblem(type: string, value: unknown): [field: string, bad?: stri
 }
 
 /**
- * Reads the secret of `auth` for one attempt: the header name and value a header mode adds, or the
+ * Reads the secret of `auth` for one attempt: the header a header mode adds, or the
  * credentials of iam. A property getter or a getter function is called now; what it gives is checked.
  *
  * @throws {ServiceAuthError} (as a rejection) When a getter throws (or rejects) or gives an unusable
  * value.
  */
-export async function readAuth(auth: AuthOptions): Promise<[string, string] | AwsCredentials> {
+export async function readAuth(auth: AuthOptions): Promise<Record<string, string> | AwsCredentials> {
   const [field, header] = FIELDS[auth.type];
   let value: unknown;
   try {
@@ -321,5 +321,5 @@ export async function readAuth(auth: AuthOptions): Promise<[string, string] | Aw
     );
   }
   if (problem[1]) throw new ServiceAuthError(problem[0], "is " + problem[1]);
-  return header ? [header, value as string] : value as AwsCredentials;
+  return header ? { [header]: value as string } : value as AwsCredentials;
 }

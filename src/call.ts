@@ -19,8 +19,8 @@ import {
   chunkLoadFailed,
   ServiceAbortError,
   ServiceAuthError,
+  ServiceError,
   ServiceGraphQLError,
-  ServiceHttpError,
   ServiceNetworkError,
   ServiceResponseError,
 } from "./errors.ts";
@@ -34,34 +34,28 @@ let iam: typeof import("./iam.ts") | undefined;
 /** The waits between attempts, once a call has had an attempt to retry. */
 let backoff: typeof import("./backoff.ts") | undefined;
 
-/**
- * The failures that no `shouldRetry` is asked about: a response a redirect led to (another attempt
- * would send the credentials there again) and a body over `maxResponseBytes` (it would be as large
- * again).
- */
-const FINAL = new WeakSet<object>();
-
 /** The most bytes of a response body read when no `maxResponseBytes` is given: 16 MiB. */
 const MAX_RESPONSE_BYTES = 16_777_216;
 
-/** A client's checked options, its base headers, and the server's clock offset it learnt (iam only). */
-export interface ClientState {
-  readonly config: ClientConfig;
-  /** `content-type` and the client's headers, merged once. */
+/**
+ * A client's checked options, with its base headers (`content-type` and the client's, merged once)
+ * and what it learns: one flat object, so that a call reads `state.url`, not `state.config.url`.
+ */
+export interface ClientState extends ClientConfig {
+  /** `content-type` and the client's headers. */
   readonly headers: Readonly<Record<string, string>>;
   /** The endpoint's origin and a slash: a response from anywhere else followed a redirect. */
   readonly origin: string;
-  /** Server clock minus ours, learnt from a signature rejected for time. */
-  clockOffsetMs: number;
+  /** Server clock minus ours, learnt from a signature rejected for time (iam only: set by `iam.ts`). */
+  clockOffsetMs?: number;
 }
 
 /** The state of a new client. */
 export function clientState(config: ClientConfig): ClientState {
   return {
-    config,
+    ...config,
     headers: { "content-type": "application/json; charset=UTF-8", ...config.headers },
     origin: new URL(config.url).origin + "/",
-    clockOffsetMs: 0,
   };
 }
 
@@ -110,21 +104,19 @@ export async function send(
   unwrap: boolean,
   load: () => PreparedDocument | Promise<PreparedDocument> = () => prepareDocument(document),
 ): Promise<unknown> {
-  const { config } = state;
   const request = requestConfig(options);
   checkVariables(variables);
-  const headers = request.headers ? { ...state.headers, ...request.headers } : state.headers;
-  const policy = request.retry ?? config.retry;
-  const max = request.maxResponseBytes ?? config.maxResponseBytes ?? MAX_RESPONSE_BYTES;
-  const timeoutMs = Math.min(config.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
+  const { url, fetch } = state;
+  const headers = { ...state.headers, ...request.headers };
+  const policy = request.retry ?? state.retry;
+  const max = request.maxResponseBytes ?? state.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const timeoutMs = Math.min(state.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
   // On performance.now(), as the timer: a step of the wall clock changes nothing.
   const deadline = performance.now() + timeoutMs;
-  const callers = [config.signal, request.signal].filter((caller) => caller) as AbortSignal[];
-  const cancellable = callers[0] || timeoutMs < Infinity;
+  const callers = [state.signal, request.signal].filter(Boolean) as AbortSignal[];
   let ended: ServiceAbortError | undefined,
     endCall: ((reason: ServiceAbortError) => void) | undefined,
     attemptController: AbortController | undefined,
-    timer: ReturnType<typeof setTimeout> | undefined,
     wait: ReturnType<typeof setTimeout> | undefined,
     body: string | undefined;
   const end = (reason: ServiceAbortError) => {
@@ -140,37 +132,82 @@ export async function send(
       end(new ServiceAbortError(caller.reason?.name == "TimeoutError" ? "timeout" : "abort", caller.reason));
     return caller.aborted ? callerAbort() : watch(caller, callerAbort);
   });
-  if (timeoutMs < Infinity) timer = setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs);
+  const timer = timeoutMs < Infinity ? setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs) : 0;
 
   const attempts = async (): Promise<GraphQLResult> => {
-    for (let attempt = 1, resent = false;; attempt++) {
+    for (let attempt = 1, resent = false, final = false;; attempt++) {
       try {
         throwIfEnded();
         body ??= serialize(await load(), variables, request.operationName);
         // A call that ended while its document loaded calls no getter.
         throwIfEnded();
-        // A signal of the attempt's own: Node's fetch leaves its listener on the signal it is given.
-        attemptController = cancellable ? new AbortController() : undefined;
-        return await sendOnce(state, body, headers, attemptController?.signal, max, throwIfEnded);
+        // Auth is read now (a value at once, a getter awaited) and signed last; every attempt hands
+        // fetch a headers object of its own, which a wrapping fetch may change freely.
+        const sent = await authorizeFor(state, url, body, headers);
+        // A call that ended while its auth was read never sends. The attempt
+        // has a signal of its own: Node's fetch leaves its listener on the signal it is given.
+        throwIfEnded();
+        attemptController = callers[0] || timer ? new AbortController() : undefined;
+        let response;
+        try {
+          response = await fetch(url, {
+            method: "POST",
+            headers: sent,
+            body,
+            signal: attemptController?.signal ?? null,
+            redirect: "manual",
+          });
+        } catch (cause) {
+          throw new ServiceNetworkError(cause);
+        }
+        const { ok, status, redirected } = response;
+        // The response's URL is read only where a redirect may have been followed (Deno builds it
+        // anew at each read, about 2 µs): the runtime's own fetch, told `redirect: "manual"`, follows
+        // none. A fetch that followed one has sent the request, credentials included, elsewhere: what
+        // came back is not the endpoint's answer. (`redirected` counts only where the URL changed:
+        // Bun 1.0 sets it on every response of a manual fetch.)
+        const at = (redirected || fetch != globalFetch) && response.url;
+        const elsewhere = at ? !(at + "/").startsWith(state.origin) || redirected && at != url : redirected;
+        let text: string | undefined, cause: unknown;
+        if (elsewhere) discard(response.body);
+        else {
+          try {
+            text = await readText(response, max);
+          } catch (err) {
+            cause = err;
+          }
+        }
+        // Once the status has arrived, the server may have run the operation: a 2xx body that cannot
+        // be read is not a network failure (retried by default) but a response error. A non-2xx
+        // status stands without its body. A redirect, or a body too large, is final: another attempt
+        // would send the credentials there again, or read as much again.
+        if (elsewhere || ok && text === undefined) {
+          final = !cause;
+          throw new ServiceResponseError(
+            status,
+            elsewhere
+              ? "it comes from a redirect"
+              : cause
+              ? "the body could not be read"
+              : "the body is larger than maxResponseBytes",
+            undefined,
+            cause,
+          );
+        }
+        return resultOf(response, text);
       } catch (err) {
         throwIfEnded();
-        if (
-          !(err instanceof ServiceNetworkError || err instanceof ServiceHttpError ||
-            err instanceof ServiceResponseError)
-        ) {
-          throw err;
-        }
+        // Only a failure of the exchange is retried: not an auth error, a bad argument or a
+        // shouldRetry's error.
+        if (!(err instanceof ServiceError) || err instanceof ServiceAuthError) throw err;
         // A signature refused for time never ran: it is signed again at the server's time, once.
-        if (
-          !resent && config.auth.type == "iam" && err instanceof ServiceHttpError &&
-          iam?.learnClockSkew(state, err)
-        ) {
+        if (!resent && iam?.learnClockSkew(state, err)) {
           resent = true;
           attempt--;
           continue;
         }
         const retryable = isRetryable(err);
-        if (FINAL.has(err) || attempt >= policy.attempts || !retryable && !policy.shouldRetry) throw err;
+        if (final || attempt >= policy.attempts || !retryable && !policy.shouldRetry) throw err;
         backoff ??= await import("./backoff.ts").catch(() => {
           throw err;
         });
@@ -206,71 +243,6 @@ export async function send(
 }
 
 /**
- * One attempt: read auth now (a value at once, a getter awaited), sign last, send, read the body
- * (at most `max` bytes) and classify the response.
- */
-async function sendOnce(
-  state: ClientState,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  signal: AbortSignal | undefined,
-  max: number,
-  throwIfEnded: () => void,
-): Promise<GraphQLResult> {
-  const { url, fetch } = state.config;
-  // Every attempt hands fetch a headers object of its own, which a wrapping fetch may change freely.
-  const sent = await authorizeFor(state, url, body, headers);
-  throwIfEnded();
-  let response;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: sent,
-      body,
-      signal: signal ?? null,
-      redirect: "manual",
-    });
-  } catch (cause) {
-    throw new ServiceNetworkError(cause);
-  }
-  const { ok, status, redirected } = response;
-  // The response's URL is read only where a redirect may have been followed (Deno builds it anew at
-  // each read, about 2 µs): the runtime's own fetch, told `redirect: "manual"`, follows none.
-  const at = (redirected || fetch != globalFetch) && response.url;
-  let text: string | undefined, cause: unknown;
-  // A fetch that followed a redirect has sent the request, credentials included, elsewhere: what
-  // came back is not the endpoint's answer, and sending again would send the credentials again.
-  // (`redirected` counts only where the URL changed: Bun 1.0 sets it on every response of a manual fetch.)
-  const elsewhere = at ? !(at + "/").startsWith(state.origin) || redirected && at != url : redirected;
-  if (!elsewhere) {
-    try {
-      text = await readText(response, max);
-    } catch (err) {
-      cause = err;
-    }
-  } else discard(response.body);
-  // Once the status has arrived, the server may have run the operation: a 2xx body that cannot be
-  // read is not a network failure (retried by default) but a response error. A non-2xx status
-  // stands without its body. A redirect, or a body too large, is final: another attempt would send
-  // the credentials there again, or read as much again.
-  if (elsewhere || ok && text === undefined) {
-    const err = new ServiceResponseError(
-      status,
-      elsewhere
-        ? "it comes from a redirect"
-        : cause
-        ? "the body could not be read"
-        : "the body is larger than maxResponseBytes",
-      undefined,
-      cause,
-    );
-    if (!cause) FINAL.add(err);
-    throw err;
-  }
-  return resultOf(response, text);
-}
-
-/**
  * `headers` plus the auth of `state`'s client for a POST of `body` to `url`: the header of a header
  * mode, or the SigV4 headers of iam. Auth is read now: getters and providers are called again.
  */
@@ -280,12 +252,9 @@ export async function authorizeFor(
   body: string,
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string>> {
-  const { auth } = state.config;
+  const { auth } = state;
   const secret = await readAuth(auth);
-  if (auth.type != "iam") {
-    const [name, value] = secret as [string, string];
-    return { ...headers, [name]: value };
-  }
+  if (auth.type != "iam") return { ...headers, ...secret as Record<string, string> };
   iam ??= await import("./iam.ts").catch(chunkLoadFailed);
   const problem = iam.signingProblem();
   if (problem) throw new ServiceAuthError("credentials", problem);

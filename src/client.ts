@@ -226,19 +226,15 @@ export class ServiceClient {
  */
 const states = new WeakMap<ServiceClient, ClientState>();
 
-/** A call of `client`, whose failures all come out as a rejection. */
-function sendFrom(
+/** A call of `client`, whose failures all come out as a rejection (it is async: a throw rejects). */
+async function sendFrom(
   client: ServiceClient,
   document: unknown,
   [variables, options]: readonly unknown[],
   unwrap: boolean,
   load?: () => Promise<PreparedDocument>,
 ): Promise<unknown> {
-  try {
-    return send(stateOf(states, client), document, variables, options, unwrap, load);
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  return await send(stateOf(states, client), document, variables, options, unwrap, load);
 }
 
 /**
@@ -246,7 +242,7 @@ function sendFrom(
  * checked at construction.
  */
 export function endpointOf(client: ServiceClient): string {
-  return stateOf(states, client).config.url;
+  return stateOf(states, client).url;
 }
 
 /**
@@ -257,17 +253,13 @@ export function endpointOf(client: ServiceClient): string {
  *
  * @throws {ServiceAuthError} (as a rejection) When a getter or provider fails or returns an unusable value.
  */
-export function authorize(
+export async function authorize(
   client: ServiceClient,
   url: string,
   body: string,
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string>> {
-  try {
-    return authorizeFor(stateOf(states, client), url, body, headers);
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  return await authorizeFor(stateOf(states, client), url, body, headers);
 }
 
 /**

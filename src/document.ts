@@ -140,9 +140,6 @@ interface DocumentLike {
   readonly definitions: ReadonlyArray<{ readonly kind: string; readonly name?: { readonly value: string } }>;
 }
 
-/** What a document must be. */
-const DOCUMENT = "a GraphQL string or document node";
-
 const prepared = new WeakMap<object, PreparedDocument>();
 
 /**
@@ -153,33 +150,25 @@ const prepared = new WeakMap<object, PreparedDocument>();
  * @throws {TypeError} When `document` is not a non-empty string, `String` or document node.
  */
 export function prepareDocument(document: unknown): PreparedDocument | Promise<PreparedDocument> {
-  if (typeof document === "string" || document instanceof String) {
-    return { query: nonEmpty(document.toString()) };
-  }
-  if (!isDocumentNode(document)) {
-    throw invalidValue("document", DOCUMENT, document);
-  }
-  return prepared.get(document) ??
-    import("./print.ts").then(
-      ({ print }) => remember(document, nonEmpty(print(document as never))),
-      chunkLoadFailed,
-    );
-}
-
-function remember(document: DocumentLike, query: string): PreparedDocument {
-  const operations = document.definitions.filter((definition) => definition?.kind === "OperationDefinition");
-  const result = { query, operationName: operations.length === 1 ? operations[0]!.name?.value : undefined };
-  prepared.set(document, result);
-  return result;
-}
-
-function isDocumentNode(value: unknown): value is DocumentLike {
-  return typeof value === "object" && value !== null &&
-    (value as { kind?: unknown }).kind === "Document" &&
-    Array.isArray((value as { definitions?: unknown }).definitions);
-}
-
-function nonEmpty(query: string): string {
-  if (!query.trim()) throw invalidValue("document", DOCUMENT, query);
-  return query;
+  const node = document as DocumentLike;
+  // A string is sent as it is; a node, printed once and remembered. A blank text, given or printed,
+  // is refused as a document that is neither is.
+  const checked = (query: string | undefined) => {
+    if (!query?.trim()) {
+      throw invalidValue("document", "a GraphQL string or document node", query ?? document);
+    }
+    return query;
+  };
+  if (typeof document == "string" || document instanceof String) return { query: checked(document + "") };
+  if (node?.kind != "Document" || !Array.isArray(node.definitions)) checked(undefined);
+  return prepared.get(node) ??
+    import("./print.ts").then(({ print }) => {
+      const operations = node.definitions.filter((definition) => definition?.kind == "OperationDefinition");
+      const result = {
+        query: checked(print(node as never)),
+        operationName: operations.length == 1 ? operations[0]!.name?.value : undefined,
+      };
+      prepared.set(node, result);
+      return result;
+    }, chunkLoadFailed);
 }

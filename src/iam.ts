@@ -11,7 +11,7 @@
 
 import type { ClientState } from "./call.ts";
 import { fastDigest, fastHmacKey } from "./crypto.ts";
-import type { ServiceHttpError } from "./errors.ts";
+import type { ServiceError, ServiceHttpError } from "./errors.ts";
 import type { AwsCredentials } from "./sigv4.ts";
 import { type RecordSigner, recordSigner } from "./sigv4_signer.ts";
 
@@ -33,7 +33,7 @@ export function signAttempt(
     region,
     service: "appsync",
     credentials,
-    date: new Date(Date.now() + state.clockOffsetMs),
+    date: new Date(Date.now() + (state.clockOffsetMs ?? 0)),
   });
 }
 
@@ -45,7 +45,8 @@ export function signAttempt(
 const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z) [+-] \d+ min\.\))?/i;
 
 /**
- * When the service rejected an iam signature for time (a 403 or 400 whose errors hold AWS's words),
+ * When the service rejected an iam signature for time (a 403 or 400 whose errors hold AWS's words; any
+ * other failure of an attempt is no such refusal),
  * remembers the server's clock offset and returns `true`: the request never ran, so it is re-signed
  * and resent once, with or without a retry policy.
  *
@@ -57,12 +58,14 @@ const TIME_REFUSAL = /signature (?:expired|not yet current)(?:.*\((\d{8}T\d{6}Z)
  * may word its refusal without a time). With none, the refusal is thrown as it is. The offset itself
  * is never bounded: a device whose clock is years off is the case this correction exists for.
  */
-export function learnClockSkew(state: ClientState, err: ServiceHttpError): boolean {
-  // A signature problem comes back as a 403, or a 400.
-  const refusal = (err.status === 403 || err.status === 400) &&
-    err.errors.map((e) => TIME_REFUSAL.exec(e.message)).find(Boolean);
+export function learnClockSkew(state: ClientState, failure: ServiceError): boolean {
+  const err = failure as Partial<ServiceHttpError>;
+  // The module is shared by every client once one iam client loaded it: only an iam client learns.
+  // A signature problem comes back as a 403, or a 400 (a response error of such a status has no `errors`).
+  const refusal = state.auth.type == "iam" && (err.status === 403 || err.status === 400) &&
+    err.errors?.map((e) => TIME_REFUSAL.exec(e.message)).find(Boolean);
   const [serverTime, other] = refusal
-    ? [err.headers.get("date"), refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")]
+    ? [err.headers!.get("date"), refusal[1]?.replace(/(....)(..)(..)T(..)(..)/, "$1-$2-$3T$4:$5:")]
       .map((text) => Date.parse(text!)).filter(plausible)
     : [];
   if (!serverTime || Math.abs(serverTime - (other ?? serverTime)) > 300_000) return false;

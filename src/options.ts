@@ -232,18 +232,55 @@ export interface RequestConfig {
 /** Checks one option: returns the value to keep, or throws naming `field`. */
 type Check = (value: unknown, field: string) => unknown;
 
-/** The options a client and a request share, and their checks. */
-const COMMON: Readonly<Record<string, Check>> = {
+/** A whole number from `min` to `max` (the longest timer by default). */
+const integer = (min: number, max?: number): Check => (value, field) => expectInteger(value, field, min, max);
+
+/**
+ * The check of each option a client, a request and a retry policy may set, by key, in one table that
+ * {@link checkOptions} runs. (`url`, `auth` and `fetch`, which the client always reads, are checked
+ * by {@link clientConfig}.)
+ */
+const CHECKS: Readonly<Record<string, Check>> = {
   signal: (signal, field) =>
     isObject(signal) && typeof signal.aborted == "boolean" && typeof signal.addEventListener == "function" &&
       typeof signal.removeEventListener == "function"
       ? signal
       : fail(field, "an AbortSignal", signal),
-  timeoutMs: (value, field) => expectInteger(value, field, 1),
-  maxResponseBytes: (value, field) => expectInteger(value, field, 1),
+  timeoutMs: integer(1),
+  maxResponseBytes: integer(1),
   headers: headerRecord,
   retry: retryPolicy,
+  // Named as it always was: only a request has one.
+  operationName: (value) =>
+    typeof value == "string" && value ? value : fail("operationName", "a non-empty string", value),
+  attempts: integer(1, 100),
+  baseDelayMs: integer(0),
+  maxDelayMs: integer(0),
+  shouldRetry: (value, field) => typeof value == "function" ? value : fail(field, "a function", value),
 };
+
+/** The options a client and a request share. */
+const COMMON = ["signal", "timeoutMs", "maxResponseBytes", "headers", "retry"];
+
+/**
+ * Throws unless `options` is an object of `known` keys only (see {@link expectOptions}), then
+ * returns the checked value of each key of {@link CHECKS} that it sets, each named `prefix` + key.
+ *
+ * @throws {TypeError | RangeError} Naming the field and its current value.
+ */
+export function checkOptions(
+  options: unknown,
+  field: string,
+  known: readonly string[],
+  prefix: string,
+): Record<string, unknown> {
+  expectOptions(options, field, known);
+  const result: Record<string, unknown> = {};
+  for (const key of known) {
+    if (CHECKS[key] && options[key] !== undefined) result[key] = CHECKS[key](options[key], prefix + key);
+  }
+  return result;
+}
 
 /**
  * Headers the caller may not give: the ones the client sets, and the ones of framing that fetch sets
@@ -261,18 +298,18 @@ const RESERVED_HEADERS =
  * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
  */
 export function clientConfig(options: unknown): ClientConfig {
-  expectOptions(options, "options", ["url", "auth", "fetch", ...Object.keys(COMMON)]);
-  const { fetch } = options;
+  const checked = checkOptions(options, "options", ["url", "auth", "fetch", ...COMMON], "");
+  const { fetch } = options as Record<string, unknown>;
   const global = typeof globalThis.fetch == "function";
   if (typeof fetch != "function" && (fetch !== undefined || !global)) {
     fail("fetch", global ? "a function" : "a function (this runtime has no global fetch)", fetch);
   }
   return {
-    url: checkUrl(options.url),
-    auth: checkAuth(options.auth),
+    url: checkUrl((options as Record<string, unknown>).url),
+    auth: checkAuth((options as Record<string, unknown>).auth),
     retry: NO_RETRY,
     fetch: fetch ?? globalFetch,
-    ...checked(options, ""),
+    ...checked,
   } as ClientConfig;
 }
 
@@ -292,22 +329,9 @@ const NO_REQUEST_OPTIONS: RequestConfig = {};
  * @throws {TypeError | RangeError} Naming the field and its current value.
  */
 export function requestConfig(options: unknown): RequestConfig {
-  if (options === undefined) return NO_REQUEST_OPTIONS;
-  expectOptions(options, "request options", ["operationName", ...Object.keys(COMMON)]);
-  const { operationName } = options;
-  if (operationName !== undefined && (typeof operationName != "string" || !operationName)) {
-    fail("operationName", "a non-empty string", operationName);
-  }
-  return { operationName, ...checked(options, "request ") } as RequestConfig;
-}
-
-/** The checked values of the {@link COMMON} options that `options` sets. */
-function checked(options: Record<string, unknown>, prefix: string): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const key in COMMON) {
-    if (options[key] !== undefined) result[key] = COMMON[key]!(options[key], prefix + key);
-  }
-  return result;
+  return options === undefined
+    ? NO_REQUEST_OPTIONS
+    : checkOptions(options, "request options", ["operationName", ...COMMON], "request ");
 }
 
 function fail(field: string, expected: string, value: unknown): never {

@@ -111,22 +111,15 @@ export async function readText(response: FetchResponse, max: number): Promise<st
     const text = await response.text();
     return text.length > max ? undefined : text;
   }
-  const chunks: Uint8Array[] = [];
+  const chunks: BlobPart[] = [];
   let size = 0;
   for (let chunk; !(chunk = await reader.read()).done;) {
     if ((size += chunk.value.length) > max) return discard(reader);
-    chunks.push(chunk.value);
+    chunks.push(chunk.value as Uint8Array<ArrayBuffer>);
   }
-  let bytes = chunks[0];
-  if (chunks[1]) {
-    bytes = new Uint8Array(size);
-    size = 0;
-    for (const chunk of chunks) bytes.set(chunk, size), size += chunk.length;
-  }
-  return decoder.decode(bytes);
+  // A Blob joins the chunks and decodes them as UTF-8, as `response.text()` does.
+  return new Blob(chunks).text();
 }
-
-const decoder = new TextDecoder();
 
 /** Cancels a body (or its reader) that will not be read, whatever the runtime answers. */
 export function discard(body: { cancel(): Promise<void> } | null | undefined): undefined {

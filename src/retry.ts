@@ -6,7 +6,8 @@
  */
 
 import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
-import { expectInteger, expectOptions, invalidValue } from "./validate.ts";
+import { checkOptions } from "./options.ts";
+import { invalidValue } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -90,8 +91,8 @@ export const RETRY_DEFAULTS: {
   maxDelayMs: 10_000,
 });
 
-/** One attempt only: the policy without a `retry` option. */
-export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
+/** One attempt only: the policy without a `retry` option (its delays are never read). */
+export const NO_RETRY = { attempts: 1 } as RetryPolicy;
 
 /**
  * Checks retry options and fills in the defaults.
@@ -100,26 +101,16 @@ export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 
  * range, `maxDelayMs < baseDelayMs`, or a `shouldRetry` that is not a function.
  */
 export function retryPolicy(retry: unknown): RetryPolicy {
-  expectOptions(retry, "retry", ["attempts", "baseDelayMs", "maxDelayMs", "shouldRetry"]);
-  const policy: Record<string, unknown> = { ...RETRY_DEFAULTS, shouldRetry: retry.shouldRetry };
-  for (const key in RETRY_DEFAULTS) {
-    if (retry[key] !== undefined) {
-      policy[key] = expectInteger(
-        retry[key],
-        "retry." + key,
-        key == "attempts" ? 1 : 0,
-        key == "attempts" ? 100 : undefined,
-      );
-    }
-  }
-  const { baseDelayMs, maxDelayMs, shouldRetry } = policy as unknown as Required<RetryPolicy>;
+  const policy = {
+    ...RETRY_DEFAULTS,
+    shouldRetry: undefined,
+    ...checkOptions(retry, "retry", ["attempts", "baseDelayMs", "maxDelayMs", "shouldRetry"], "retry."),
+  } as RetryPolicy;
+  const { baseDelayMs, maxDelayMs } = policy;
   if (maxDelayMs < baseDelayMs) {
     throw invalidValue("retry.maxDelayMs", `at least retry.baseDelayMs (${baseDelayMs})`, maxDelayMs, true);
   }
-  if (shouldRetry !== undefined && typeof shouldRetry != "function") {
-    throw invalidValue("retry.shouldRetry", "a function", shouldRetry);
-  }
-  return policy as unknown as RetryPolicy;
+  return policy;
 }
 
 /**
