@@ -37,7 +37,9 @@ export async function runBun(verbose = false): Promise<RunResult[]> {
   }
   if (!bun) throw new Error(`Cannot run Bun: none of ${BUNS.join(", ")} runs (install the .ci toolchain)`);
   console.log(`bun ${version}: ${files.length} test files`);
-  const run = await capture(bun, ["test", ...files]);
+  // Bun's runner stops a test after 5 s by default: the smithy differential (2,000 requests on every
+  // signing variant) runs longer on a busy 2-core machine. Node's runner has no such limit.
+  const run = await capture(bun, ["test", "--timeout", "120000", ...files]);
   return [resultOf(`bun ${version}`, run, bunCounts(run.output), started, verbose)];
 }
 
