@@ -10,7 +10,6 @@ import { type AuthOptions, checkAuth } from "./auth.ts";
 import { NO_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
 import {
   describe,
-  expectInteger,
   expectOptions,
   HEADER_TEXT,
   invalid,
@@ -18,6 +17,7 @@ import {
   invalidValue,
   isObject,
   kindOf,
+  MAX_TIMER_MS,
 } from "./validate.ts";
 
 /**
@@ -233,7 +233,10 @@ export interface RequestConfig {
 type Check = (value: unknown, field: string) => unknown;
 
 /** A whole number from `min` to `max` (the longest timer by default). */
-const integer = (min: number, max?: number): Check => (value, field) => expectInteger(value, field, min, max);
+const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>
+  typeof value == "number" && value >= min && value <= max && value % 1 == 0
+    ? value
+    : fail(field, `an integer from ${min} to ${max}`, value, typeof value == "number");
 
 /**
  * The check of each option a client, a request and a retry policy may set, by key, in one table that
@@ -334,8 +337,8 @@ export function requestConfig(options: unknown): RequestConfig {
     : checkOptions(options, "request options", ["operationName", ...COMMON], "request ");
 }
 
-function fail(field: string, expected: string, value: unknown): never {
-  throw invalidValue(field, expected, value);
+function fail(field: string, expected: string, value: unknown, range?: boolean): never {
+  throw invalidValue(field, expected, value, range);
 }
 
 /**
