@@ -240,10 +240,18 @@ const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>
 
 /**
  * The check of each option a client, a request and a retry policy may set, by key, in one table that
- * {@link checkOptions} runs. (`url`, `auth` and `fetch`, which the client always reads, are checked
- * by {@link clientConfig}.)
+ * {@link checkOptions} runs. `url`, `auth` and `fetch`, which the client always reads, are checked
+ * even when absent (the first two are required; `fetch` falls back to the global one, when there is one).
  */
 const CHECKS: Readonly<Record<string, Check>> = {
+  url: checkUrl,
+  auth: checkAuth,
+  fetch: (fetch, field) =>
+    fetch === undefined && typeof globalThis.fetch == "function"
+      ? globalFetch
+      : typeof fetch == "function"
+      ? fetch
+      : fail(field, `a function${fetch === undefined ? " (this runtime has no global fetch)" : ""}`, fetch),
   signal: (signal, field) =>
     isObject(signal) && typeof signal.aborted == "boolean" && typeof signal.addEventListener == "function" &&
       typeof signal.removeEventListener == "function"
@@ -267,7 +275,8 @@ const COMMON = ["signal", "timeoutMs", "maxResponseBytes", "headers", "retry"];
 
 /**
  * Throws unless `options` is an object of `known` keys only (see {@link expectOptions}), then
- * returns the checked value of each key of {@link CHECKS} that it sets, each named `prefix` + key.
+ * returns the checked value of each key it sets, by its check in {@link CHECKS}, each named `prefix` + key.
+ * The first `required` keys of `known` are checked even when absent.
  *
  * @throws {TypeError | RangeError} Naming the field and its current value.
  */
@@ -276,12 +285,15 @@ export function checkOptions(
   field: string,
   known: readonly string[],
   prefix: string,
+  required = 0,
 ): Record<string, unknown> {
   expectOptions(options, field, known);
   const result: Record<string, unknown> = {};
-  for (const key of known) {
-    if (CHECKS[key] && options[key] !== undefined) result[key] = CHECKS[key](options[key], prefix + key);
-  }
+  known.forEach((key, index) => {
+    if (options[key] !== undefined || index < required) {
+      result[key] = CHECKS[key]!(options[key], prefix + key);
+    }
+  });
   return result;
 }
 
@@ -301,18 +313,9 @@ const RESERVED_HEADERS =
  * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
  */
 export function clientConfig(options: unknown): ClientConfig {
-  const checked = checkOptions(options, "options", ["url", "auth", "fetch", ...COMMON], "");
-  const { fetch } = options as Record<string, unknown>;
-  const global = typeof globalThis.fetch == "function";
-  if (typeof fetch != "function" && (fetch !== undefined || !global)) {
-    fail("fetch", global ? "a function" : "a function (this runtime has no global fetch)", fetch);
-  }
   return {
-    url: checkUrl((options as Record<string, unknown>).url),
-    auth: checkAuth((options as Record<string, unknown>).auth),
     retry: NO_RETRY,
-    fetch: fetch ?? globalFetch,
-    ...checked,
+    ...checkOptions(options, "options", ["url", "auth", "fetch", ...COMMON], "", 3),
   } as ClientConfig;
 }
 
