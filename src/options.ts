@@ -326,9 +326,6 @@ export function clientConfig(options: unknown): ClientConfig {
 export const globalFetch: FetchFunction = (input: string, init: FetchInit): Promise<FetchResponse> =>
   globalThis.fetch(input, init);
 
-/** A request without options: every field is absent. */
-const NO_REQUEST_OPTIONS: RequestConfig = {};
-
 /**
  * Checks per-request options.
  *
@@ -336,7 +333,7 @@ const NO_REQUEST_OPTIONS: RequestConfig = {};
  */
 export function requestConfig(options: unknown): RequestConfig {
   return options === undefined
-    ? NO_REQUEST_OPTIONS
+    ? {}
     : checkOptions(options, "request options", ["operationName", ...COMMON], "request ");
 }
 
