@@ -238,20 +238,8 @@ const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>
     ? value
     : fail(field, `an integer from ${min} to ${max}`, value, typeof value == "number");
 
-/**
- * The check of each option a client, a request and a retry policy may set, by key, in one table that
- * {@link checkOptions} runs. `url`, `auth` and `fetch`, which the client always reads, are checked
- * even when absent (the first two are required; `fetch` falls back to the global one, when there is one).
- */
-const CHECKS: Readonly<Record<string, Check>> = {
-  url: checkUrl,
-  auth: checkAuth,
-  fetch: (fetch, field) =>
-    fetch === undefined && typeof globalThis.fetch == "function"
-      ? globalFetch
-      : typeof fetch == "function"
-      ? fetch
-      : fail(field, `a function${fetch === undefined ? " (this runtime has no global fetch)" : ""}`, fetch),
+/** The options a client and a request share, and their checks. */
+const COMMON: Readonly<Record<string, Check>> = {
   signal: (signal, field) =>
     isObject(signal) && typeof signal.aborted == "boolean" && typeof signal.addEventListener == "function" &&
       typeof signal.removeEventListener == "function"
@@ -261,38 +249,58 @@ const CHECKS: Readonly<Record<string, Check>> = {
   maxResponseBytes: integer(1),
   headers: headerRecord,
   retry: retryPolicy,
-  // Named as it always was: only a request has one.
+};
+
+/**
+ * The client's options and their checks: `url`, `auth` and `fetch`, which the client always reads,
+ * are checked even when absent (the first two are required; `fetch` falls back to the global one,
+ * when there is one).
+ */
+const CLIENT: Readonly<Record<string, Check>> = {
+  url: checkUrl,
+  auth: checkAuth,
+  fetch: (fetch, field) =>
+    fetch === undefined && typeof globalThis.fetch == "function"
+      ? globalFetch
+      : typeof fetch == "function"
+      ? fetch
+      : fail(field, `a function${fetch === undefined ? " (this runtime has no global fetch)" : ""}`, fetch),
+  ...COMMON,
+};
+
+/** A request's options and their checks (`operationName` is named as it always was: no client has one). */
+const REQUEST: Readonly<Record<string, Check>> = {
   operationName: (value) =>
     typeof value == "string" && value ? value : fail("operationName", "a non-empty string", value),
+  ...COMMON,
+};
+
+/** A retry policy's options and their checks. */
+export const RETRY: Readonly<Record<string, Check>> = {
   attempts: integer(1, 100),
   baseDelayMs: integer(0),
   maxDelayMs: integer(0),
   shouldRetry: (value, field) => typeof value == "function" ? value : fail(field, "a function", value),
 };
 
-/** The options a client and a request share. */
-const COMMON = ["signal", "timeoutMs", "maxResponseBytes", "headers", "retry"];
-
 /**
- * Throws unless `options` is an object of `known` keys only (see {@link expectOptions}), then
- * returns the checked value of each key it sets, by its check in {@link CHECKS}, each named `prefix` + key.
- * The first `required` keys of `known` are checked even when absent.
+ * The one checker of an options object: throws unless `options` is an object of the keys of
+ * `checks` only (see {@link expectOptions}), then returns the checked value of each key it sets,
+ * each named `prefix` + key. The first `required` keys are checked even when absent.
  *
  * @throws {TypeError | RangeError} Naming the field and its current value.
  */
 export function checkOptions(
   options: unknown,
   field: string,
-  known: readonly string[],
+  checks: Readonly<Record<string, Check>>,
   prefix: string,
   required = 0,
 ): Record<string, unknown> {
-  expectOptions(options, field, known);
+  expectOptions(options, field, Object.keys(checks));
   const result: Record<string, unknown> = {};
-  known.forEach((key, index) => {
-    if (options[key] !== undefined || index < required) {
-      result[key] = CHECKS[key]!(options[key], prefix + key);
-    }
+  Object.entries(checks).forEach(([key, check], index) => {
+    if (options[key] !== undefined || index < required) result[key] = check(options[key], prefix + key);
   });
   return result;
 }
@@ -315,7 +323,7 @@ const RESERVED_HEADERS =
 export function clientConfig(options: unknown): ClientConfig {
   return {
     retry: NO_RETRY,
-    ...checkOptions(options, "options", ["url", "auth", "fetch", ...COMMON], "", 3),
+    ...checkOptions(options, "options", CLIENT, "", 3),
   } as ClientConfig;
 }
 
@@ -332,9 +340,7 @@ export const globalFetch: FetchFunction = (input: string, init: FetchInit): Prom
  * @throws {TypeError | RangeError} Naming the field and its current value.
  */
 export function requestConfig(options: unknown): RequestConfig {
-  return options === undefined
-    ? {}
-    : checkOptions(options, "request options", ["operationName", ...COMMON], "request ");
+  return options === undefined ? {} : checkOptions(options, "request options", REQUEST, "request ");
 }
 
 function fail(field: string, expected: string, value: unknown, range?: boolean): never {
