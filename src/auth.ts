@@ -233,7 +233,7 @@ export function checkAuth(auth: unknown): AuthOptions {
     const old = OLD_NAMES[(type ?? auth.mode) as string];
     throw invalidDescribed(
       "auth.type",
-      `one of ${Object.keys(FIELDS).join(", ")}`,
+      "one of " + Object.keys(FIELDS).join(", "),
       (typeof type == "string" && /^\w{1,30}$/.test(type) ? `"${type}"` : describe(type)) +
         (old ? `; write \`type: "${old}"\`` + RENAMED : ""),
     );
