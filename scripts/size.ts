@@ -67,14 +67,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_060,
+    ceiling: 8_930,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_530,
+    ceiling: 5_390,
     counts: "before-first-request",
   },
 ];

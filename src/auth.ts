@@ -198,7 +198,7 @@ const FIELDS = {
   userpool: ["jwtToken", "authorization"],
   oidc: ["jwtToken", "authorization"],
   lambda: ["authorizationToken", "authorization"],
-  iam: ["credentials", ""],
+  iam: ["credentials"],
 } as const;
 
 /**
@@ -207,15 +207,12 @@ const FIELDS = {
  */
 const SCOPE_TEXT = /^[\w-]+$/;
 
-/** What the credentials' fields must be. */
-const CREDENTIALS: ReadonlyArray<[key: string, pattern?: RegExp]> = [
-  ["accessKeyId", SCOPE_TEXT],
-  ["secretAccessKey"],
-  ["sessionToken"],
-];
+/** `Object.prototype.__lookupGetter__`: a property's getter, its own or along the prototype chain. */
+const lookupGetter: (this: object, key: string) => unknown =
+  (Object.prototype as unknown as { __lookupGetter__: typeof lookupGetter }).__lookupGetter__;
 
 /** The keys of credentials the signer reads. */
-const CREDENTIAL_KEYS = CREDENTIALS.map(([key]) => key);
+const CREDENTIAL_KEYS = ["accessKeyId", "secretAccessKey", "sessionToken"];
 
 /**
  * Checks an auth configuration at construction, for JavaScript callers too. Messages describe
@@ -236,7 +233,7 @@ export function checkAuth(auth: unknown): AuthOptions {
     const old = OLD_NAMES[(type ?? auth.mode) as string];
     throw invalidDescribed(
       "auth.type",
-      `one of ${Object.keys(FIELDS).join(", ")}`,
+      "one of " + Object.keys(FIELDS).join(", "),
       (typeof type == "string" && /^\w{1,30}$/.test(type) ? `"${type}"` : describe(type)) +
         (old ? `; write \`type: "${old}"\`` + RENAMED : ""),
     );
@@ -244,12 +241,9 @@ export function checkAuth(auth: unknown): AuthOptions {
   const field = FIELDS[type as keyof typeof FIELDS][0];
   expectOptions(auth, "auth", type == "iam" ? ["type", "region", field] : ["type", field]);
   if (type == "iam") checkRegion(auth.region);
-  // Through a property getter (its own or a class's `get`), the value is read at every attempt only.
-  let owner: object | null = auth, descriptor;
-  while (owner && !(descriptor = Object.getOwnPropertyDescriptor(owner, field))) {
-    owner = Object.getPrototypeOf(owner);
-  }
-  if (!descriptor?.get && typeof auth[field] != "function") {
+  // A value read through a property getter (its own or a class's `get`), as one given as a function,
+  // is read at every attempt only. (`__lookupGetter__` looks along the prototype chain.)
+  if (!lookupGetter.call(auth, field) && typeof auth[field] != "function") {
     const [key, bad] = secretProblem(type as string, auth[field]);
     if (bad) {
       throw invalidDescribed(
@@ -285,9 +279,10 @@ function secretProblem(type: string, value: unknown): [field: string, bad?: stri
   if (type != "iam") return [field, badText(value)];
   if (!isObject(value)) return [field, describe(value, true)];
   expectOptions(value, "auth.credentials", CREDENTIAL_KEYS, true);
-  for (const [key, pattern] of CREDENTIALS) {
+  for (const key of CREDENTIAL_KEYS) {
     // No session token, or an empty one (an unset environment variable), is none: long-term keys have none.
-    const bad = (key != "sessionToken" || (value[key] ?? "") !== "") && badText(value[key], pattern);
+    const bad = (key != "sessionToken" || (value[key] ?? "") !== "") &&
+      badText(value[key], key == "accessKeyId" ? SCOPE_TEXT : undefined);
     if (bad) return [field + "." + key, bad];
   }
   return [field];
@@ -301,21 +296,20 @@ function secretProblem(type: string, value: unknown): [field: string, bad?: stri
  * value.
  */
 export async function readAuth(auth: AuthOptions): Promise<Record<string, string> | AwsCredentials> {
-  const [field, header] = FIELDS[auth.type];
-  let value: unknown;
+  const [field, header] = FIELDS[auth.type] as readonly string[];
+  let value: unknown, problem;
   try {
-    value = (auth as unknown as Record<string, unknown>)[field];
+    value = (auth as unknown as Record<string, unknown>)[field!];
     if (typeof value == "function") value = await value();
   } catch (cause) {
-    throw new ServiceAuthError(field, "getter threw", cause);
+    throw new ServiceAuthError(field!, "getter threw", cause);
   }
-  let problem;
   try {
     problem = secretProblem(auth.type, value);
   } catch (cause) {
     // A misspelt key (`SessionToken`), or a field whose own getter threw.
     throw new ServiceAuthError(
-      field,
+      field!,
       (cause as { code?: string }).code ? "has a misspelt key" : "could not be read",
       cause,
     );

@@ -106,10 +106,13 @@ export async function send(
 ): Promise<unknown> {
   const request = requestConfig(options);
   checkVariables(variables);
-  const { url, fetch } = state;
+  // The request's options over the client's (it sets only the ones it has); timeouts, signals and
+  // headers are taken from both.
+  const { url, fetch, retry: policy, maxResponseBytes = MAX_RESPONSE_BYTES, operationName } = {
+    ...state,
+    ...request,
+  } as ClientState;
   const headers = { ...state.headers, ...request.headers };
-  const policy = request.retry ?? state.retry;
-  const max = request.maxResponseBytes ?? state.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const timeoutMs = Math.min(state.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
   // On performance.now(), as the timer: a step of the wall clock changes nothing.
   const deadline = performance.now() + timeoutMs;
@@ -138,7 +141,7 @@ export async function send(
     for (let attempt = 1, resent = false, final = false;; attempt++) {
       try {
         throwIfEnded();
-        body ??= serialize(await load(), variables, request.operationName);
+        body ??= serialize(await load(), variables, operationName);
         // A call that ended while its document loaded calls no getter.
         throwIfEnded();
         // Auth is read now (a value at once, a getter awaited) and signed last; every attempt hands
@@ -172,7 +175,7 @@ export async function send(
         if (elsewhere) discard(response.body);
         else {
           try {
-            text = await readText(response, max);
+            text = await readText(response, maxResponseBytes);
           } catch (err) {
             cause = err;
           }

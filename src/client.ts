@@ -227,6 +227,7 @@ export class ServiceClient {
 const states = new WeakMap<ServiceClient, ClientState>();
 
 /** A call of `client`, whose failures all come out as a rejection (it is async: a throw rejects). */
+// deno-lint-ignore require-await -- async for its rejection, not for an await
 async function sendFrom(
   client: ServiceClient,
   document: unknown,
@@ -234,7 +235,7 @@ async function sendFrom(
   unwrap: boolean,
   load?: () => Promise<PreparedDocument>,
 ): Promise<unknown> {
-  return await send(stateOf(states, client), document, variables, options, unwrap, load);
+  return send(stateOf(states, client), document, variables, options, unwrap, load);
 }
 
 /**
@@ -253,13 +254,14 @@ export function endpointOf(client: ServiceClient): string {
  *
  * @throws {ServiceAuthError} (as a rejection) When a getter or provider fails or returns an unusable value.
  */
+// deno-lint-ignore require-await -- async for its rejection, not for an await
 export async function authorize(
   client: ServiceClient,
   url: string,
   body: string,
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string>> {
-  return await authorizeFor(stateOf(states, client), url, body, headers);
+  return authorizeFor(stateOf(states, client), url, body, headers);
 }
 
 /**

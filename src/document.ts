@@ -166,7 +166,7 @@ export function prepareDocument(document: unknown): PreparedDocument | Promise<P
       const operations = node.definitions.filter((definition) => definition?.kind == "OperationDefinition");
       const result = {
         query: checked(print(node as never)),
-        operationName: operations.length == 1 ? operations[0]!.name?.value : undefined,
+        operationName: operations[1] ? undefined : operations[0]?.name?.value,
       };
       prepared.set(node, result);
       return result;

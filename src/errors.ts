@@ -137,8 +137,9 @@ export class ServiceError extends Error {
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message);
     this.code = code;
-    // Behind a getter, as the server's data: a runtime's fetch error can quote the URL, query included.
-    if (options) hideData(this, options);
+    // Everything in `options` goes behind a getter: a runtime's fetch error (the cause) can quote the
+    // URL, and the subclasses pass the server's data here too.
+    hideData(this, options);
   }
 }
 
@@ -185,18 +186,23 @@ export class ServiceGraphQLError extends ServiceError {
     extensions?: unknown,
     variables?: unknown,
   ) {
-    // The first error says what went wrong (its own text, cut short), as every peer's message does.
+    // The first error says what went wrong (its own text, cut short), as every peer's message does;
+    // each variable's value the server may quote is cut out of it.
     const [first, ...more] = errors;
     let text = first
-      ? (first.errorType ? first.errorType + ": " : "") + first.message
+      ? `${first.errorType ? first.errorType + ": " : ""}${first.message}`
       : "GraphQL request failed";
     JSON.stringify(variables, (_key, value) => {
-      const leaf = typeof value == "string" || typeof value == "number" ? String(value) : "";
-      if (leaf.length > 2) text = text.replaceAll(leaf, "…");
+      if ((typeof value == "string" || typeof value == "number") && `${value}`.length > 2) {
+        text = text.replaceAll(value as string, "…");
+      }
       return value;
     });
-    super("GRAPHQL_ERROR", String(text).slice(0, 200) + (more.length ? ` (and ${more.length} more)` : ""));
-    hideData(this, { errors, data, extensions });
+    super(
+      "GRAPHQL_ERROR",
+      text.slice(0, 200) + (more.length ? ` (and ${more.length} more)` : ""),
+      { errors, data, extensions } as object,
+    );
   }
 }
 
@@ -243,11 +249,14 @@ export class ServiceHttpError extends ServiceError {
    * @param body The parsed body.
    */
   constructor(status: number, statusText: string, headers: Headers, body?: unknown) {
-    super("HTTP_ERROR", "HTTP " + status);
-    this.status = status;
     const copy = new Headers();
-    headers.forEach((value, name) => name === "set-cookie" || copy.append(name, value));
-    hideData(this, { statusText, headers: copy, body, errors: errorsOf(body) });
+    headers.forEach((value, name) => name == "set-cookie" || copy.append(name, value));
+    super(
+      "HTTP_ERROR",
+      "HTTP " + status,
+      { statusText, headers: copy, body, errors: errorsOf(body) } as object,
+    );
+    this.status = status;
   }
 }
 
@@ -328,9 +337,9 @@ export class ServiceNetworkError extends ServiceError {
     // Bun prints a cause's own fields, where its `path` holds the URL, query included: they stay
     // readable, behind getters as the server's data are.
     try {
-      if (isObject(cause)) hideData(cause as never, { ...cause });
+      hideData(cause as object, { ...cause as object });
     } catch {
-      // a field that cannot be redefined stays as it is
+      // a primitive, or a field that cannot be redefined, stays as it is
     }
   }
 }
@@ -380,9 +389,8 @@ export class ServiceResponseError extends ServiceError {
    * @param cause Why the body could not be read, when it could not.
    */
   constructor(status: number, problem: string, body: unknown, cause?: unknown) {
-    super("BAD_RESPONSE", `Unexpected response (HTTP ${status}): ${problem}`, { cause });
+    super("BAD_RESPONSE", `Unexpected response (HTTP ${status}): ${problem}`, { cause, body } as object);
     this.status = status;
-    hideData(this, { body });
   }
 }
 
@@ -478,9 +486,8 @@ for (
  * `JSON.stringify(err)`, loggers that copy enumerable keys, and `util.inspect`/`Deno.inspect` (which
  * print a getter as `[Getter]` unless asked for `getters: true`) leave it out.
  */
-function hideData(error: ServiceError, fields: Record<string, unknown>): void {
-  for (const key in fields) {
-    const value = fields[key];
+function hideData(error: object, fields?: object): void {
+  for (const [key, value] of Object.entries(fields ?? {})) {
     Object.defineProperty(error, key, { get: () => value });
   }
 }
@@ -490,10 +497,8 @@ function hideData(error: ServiceError, fields: Record<string, unknown>): void {
  * Items that are not an object with a message are left out (`body` keeps them).
  */
 function errorsOf(body: unknown): readonly GraphQLFormattedError[] {
-  if (!isObject(body)) return [];
-  const { errors } = body;
-  if (Array.isArray(errors)) return errors.filter(isFormattedError);
-  return isFormattedError(body) ? [body] : [];
+  const errors = isObject(body) && body.errors;
+  return Array.isArray(errors) ? errors.filter(isFormattedError) : isFormattedError(body) ? [body] : [];
 }
 
 /** Whether `value` is a formatted GraphQL error as far as callers read one: an object with a string `message`. */

@@ -10,7 +10,6 @@ import { type AuthOptions, checkAuth } from "./auth.ts";
 import { NO_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
 import {
   describe,
-  expectInteger,
   expectOptions,
   HEADER_TEXT,
   invalid,
@@ -18,6 +17,7 @@ import {
   invalidValue,
   isObject,
   kindOf,
+  MAX_TIMER_MS,
 } from "./validate.ts";
 
 /**
@@ -233,14 +233,13 @@ export interface RequestConfig {
 type Check = (value: unknown, field: string) => unknown;
 
 /** A whole number from `min` to `max` (the longest timer by default). */
-const integer = (min: number, max?: number): Check => (value, field) => expectInteger(value, field, min, max);
+const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>
+  typeof value == "number" && value >= min && value <= max && value % 1 == 0
+    ? value
+    : fail(field, `an integer from ${min} to ${max}`, value, typeof value == "number");
 
-/**
- * The check of each option a client, a request and a retry policy may set, by key, in one table that
- * {@link checkOptions} runs. (`url`, `auth` and `fetch`, which the client always reads, are checked
- * by {@link clientConfig}.)
- */
-const CHECKS: Readonly<Record<string, Check>> = {
+/** The options a client and a request share, and their checks. */
+const COMMON: Readonly<Record<string, Check>> = {
   signal: (signal, field) =>
     isObject(signal) && typeof signal.aborted == "boolean" && typeof signal.addEventListener == "function" &&
       typeof signal.removeEventListener == "function"
@@ -250,35 +249,59 @@ const CHECKS: Readonly<Record<string, Check>> = {
   maxResponseBytes: integer(1),
   headers: headerRecord,
   retry: retryPolicy,
-  // Named as it always was: only a request has one.
+};
+
+/**
+ * The client's options and their checks: `url`, `auth` and `fetch`, which the client always reads,
+ * are checked even when absent (the first two are required; `fetch` falls back to the global one,
+ * when there is one).
+ */
+const CLIENT: Readonly<Record<string, Check>> = {
+  url: checkUrl,
+  auth: checkAuth,
+  fetch: (fetch, field) =>
+    fetch === undefined && typeof globalThis.fetch == "function"
+      ? globalFetch
+      : typeof fetch == "function"
+      ? fetch
+      : fail(field, `a function${fetch === undefined ? " (this runtime has no global fetch)" : ""}`, fetch),
+  ...COMMON,
+};
+
+/** A request's options and their checks (`operationName` is named as it always was: no client has one). */
+const REQUEST: Readonly<Record<string, Check>> = {
   operationName: (value) =>
     typeof value == "string" && value ? value : fail("operationName", "a non-empty string", value),
+  ...COMMON,
+};
+
+/** A retry policy's options and their checks. */
+export const RETRY: Readonly<Record<string, Check>> = {
   attempts: integer(1, 100),
   baseDelayMs: integer(0),
   maxDelayMs: integer(0),
   shouldRetry: (value, field) => typeof value == "function" ? value : fail(field, "a function", value),
 };
 
-/** The options a client and a request share. */
-const COMMON = ["signal", "timeoutMs", "maxResponseBytes", "headers", "retry"];
-
 /**
- * Throws unless `options` is an object of `known` keys only (see {@link expectOptions}), then
- * returns the checked value of each key of {@link CHECKS} that it sets, each named `prefix` + key.
+ * The one checker of an options object: throws unless `options` is an object of the keys of
+ * `checks` only (see {@link expectOptions}), then returns the checked value of each key it sets,
+ * each named `prefix` + key. The first `required` keys are checked even when absent.
  *
  * @throws {TypeError | RangeError} Naming the field and its current value.
  */
 export function checkOptions(
   options: unknown,
   field: string,
-  known: readonly string[],
+  checks: Readonly<Record<string, Check>>,
   prefix: string,
+  required = 0,
 ): Record<string, unknown> {
-  expectOptions(options, field, known);
+  expectOptions(options, field, Object.keys(checks));
   const result: Record<string, unknown> = {};
-  for (const key of known) {
-    if (CHECKS[key] && options[key] !== undefined) result[key] = CHECKS[key](options[key], prefix + key);
-  }
+  Object.entries(checks).forEach(([key, check], index) => {
+    if (options[key] !== undefined || index < required) result[key] = check(options[key], prefix + key);
+  });
   return result;
 }
 
@@ -298,18 +321,9 @@ const RESERVED_HEADERS =
  * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
  */
 export function clientConfig(options: unknown): ClientConfig {
-  const checked = checkOptions(options, "options", ["url", "auth", "fetch", ...COMMON], "");
-  const { fetch } = options as Record<string, unknown>;
-  const global = typeof globalThis.fetch == "function";
-  if (typeof fetch != "function" && (fetch !== undefined || !global)) {
-    fail("fetch", global ? "a function" : "a function (this runtime has no global fetch)", fetch);
-  }
   return {
-    url: checkUrl((options as Record<string, unknown>).url),
-    auth: checkAuth((options as Record<string, unknown>).auth),
     retry: NO_RETRY,
-    fetch: fetch ?? globalFetch,
-    ...checked,
+    ...checkOptions(options, "options", CLIENT, "", 3),
   } as ClientConfig;
 }
 
@@ -320,22 +334,17 @@ export function clientConfig(options: unknown): ClientConfig {
 export const globalFetch: FetchFunction = (input: string, init: FetchInit): Promise<FetchResponse> =>
   globalThis.fetch(input, init);
 
-/** A request without options: every field is absent. */
-const NO_REQUEST_OPTIONS: RequestConfig = {};
-
 /**
  * Checks per-request options.
  *
  * @throws {TypeError | RangeError} Naming the field and its current value.
  */
 export function requestConfig(options: unknown): RequestConfig {
-  return options === undefined
-    ? NO_REQUEST_OPTIONS
-    : checkOptions(options, "request options", ["operationName", ...COMMON], "request ");
+  return options === undefined ? {} : checkOptions(options, "request options", REQUEST, "request ");
 }
 
-function fail(field: string, expected: string, value: unknown): never {
-  throw invalidValue(field, expected, value);
+function fail(field: string, expected: string, value: unknown, range?: boolean): never {
+  throw invalidValue(field, expected, value, range);
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
-import { checkOptions } from "./options.ts";
+import { checkOptions, RETRY } from "./options.ts";
 import { invalidValue } from "./validate.ts";
 
 /**
@@ -104,7 +104,7 @@ export function retryPolicy(retry: unknown): RetryPolicy {
   const policy = {
     ...RETRY_DEFAULTS,
     shouldRetry: undefined,
-    ...checkOptions(retry, "retry", ["attempts", "baseDelayMs", "maxDelayMs", "shouldRetry"], "retry."),
+    ...checkOptions(retry, "retry", RETRY, "retry."),
   } as RetryPolicy;
   const { baseDelayMs, maxDelayMs } = policy;
   if (maxDelayMs < baseDelayMs) {

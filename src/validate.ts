@@ -154,11 +154,3 @@ export function expectOptions(
     }
   }
 }
-
-/** Throws unless `value` is a whole number in `[min, max]` (so never `NaN` or `Infinity`). */
-export function expectInteger(value: unknown, field: string, min: number, max = MAX_TIMER_MS): number {
-  if (typeof value != "number" || !(value >= min && value <= max && value % 1 == 0)) {
-    throw invalidValue(field, `an integer from ${min} to ${max}`, value, typeof value == "number");
-  }
-  return value;
-}
