@@ -55,7 +55,10 @@ interface Budget {
    * ended, a credentials field whose getter throws told from a misspelt key). Then (a) 9,427 -> 9,191 B:
    * the web build's iam chunk on `crypto_web.ts`, with no `node:crypto` path (-236 B). Then
    * 9,042 / 5,521 B: each attempt in one loop, the client's state one flat object, options checked
-   * from one table, a streamed body joined by a `Blob`, the clock offset kept by the iam chunk.
+   * from one table, a streamed body joined by a `Blob`, the clock offset kept by the iam chunk. Then
+   * 8,909 / 5,381 B: a second, independent rewrite's savings carried over (the errors' server data
+   * hidden by the base class, auth's getter found by `__lookupGetter__`, every option checked by one
+   * checker from tables).
    */
   readonly ceiling: number;
   /** Which output files count. */
