@@ -117,9 +117,12 @@ export async function readText(response: FetchResponse, max: number): Promise<st
     if ((size += chunk.value.length) > max) return discard(reader);
     chunks.push(chunk.value as Uint8Array<ArrayBuffer>);
   }
-  // A Blob joins the chunks and decodes them as UTF-8, as `response.text()` does.
-  return new Blob(chunks).text();
+  // Several chunks are joined and decoded by a Blob, as `response.text()` does; one chunk (or none) is
+  // decoded at once, since a Blob's `text()` costs about 10 µs more on Deno, on every small response.
+  return chunks[1] ? new Blob(chunks).text() : decoder.decode(chunks[0] as Uint8Array | undefined);
 }
+
+const decoder = new TextDecoder();
 
 /** Cancels a body (or its reader) that will not be read, whatever the runtime answers. */
 export function discard(body: { cancel(): Promise<void> } | null | undefined): undefined {
