@@ -115,7 +115,7 @@ export async function readText(response: FetchResponse, max: number): Promise<st
   let size = 0;
   for (let chunk; !(chunk = await reader.read()).done;) {
     if ((size += chunk.value.length) > max) return discard(reader);
-    chunks.push(chunk.value as Uint8Array<ArrayBuffer>);
+    chunks.push(chunk.value as BlobPart);
   }
   // Several chunks are joined and decoded by a Blob, as `response.text()` does; one chunk (or none) is
   // decoded at once, since a Blob's `text()` costs about 10 µs more on Deno, on every small response.
