@@ -150,7 +150,7 @@ export async function send(
         // A call that ended while its auth was read never sends. The attempt
         // has a signal of its own: Node's fetch leaves its listener on the signal it is given.
         throwIfEnded();
-        attemptController = callers[0] || timer ? new AbortController() : undefined;
+        attemptController = callers[0] || timeoutMs < Infinity ? new AbortController() : undefined;
         let response;
         try {
           response = await fetch(url, {

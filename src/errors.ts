@@ -337,7 +337,7 @@ export class ServiceNetworkError extends ServiceError {
     // Bun prints a cause's own fields, where its `path` holds the URL, query included: they stay
     // readable, behind getters as the server's data are.
     try {
-      hideData(cause as object, { ...cause as object });
+      if (isObject(cause)) hideData(cause, { ...cause });
     } catch {
       // a primitive, or a field that cannot be redefined, stays as it is
     }
@@ -488,7 +488,7 @@ for (
  */
 function hideData(error: object, fields?: object): void {
   for (const [key, value] of Object.entries(fields ?? {})) {
-    Object.defineProperty(error, key, { get: () => value });
+    Object.defineProperty(error, key, { get: () => value, enumerable: false });
   }
 }
 

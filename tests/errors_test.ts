@@ -159,6 +159,7 @@ describe("errors", () => {
         inspect,
         (err) => inspect({ err }),
         JSON.stringify,
+        (err) => JSON.stringify((err as Error).cause),
         (err) => Bun?.inspect(err),
       ]],
     ];
