@@ -147,8 +147,8 @@ export async function send(
         // Auth is read now (a value at once, a getter awaited) and signed last; every attempt hands
         // fetch a headers object of its own, which a wrapping fetch may change freely.
         const sent = await authorizeFor(state, url, body, headers);
-        // A call that ended while its auth was read never sends. The attempt
-        // has a signal of its own: Node's fetch leaves its listener on the signal it is given.
+        // A call that ended while its auth was read never sends. The attempt has a signal of its own:
+        // Node's fetch leaves its listener on the signal it is given.
         throwIfEnded();
         attemptController = callers[0] || timeoutMs < Infinity ? new AbortController() : undefined;
         let response;

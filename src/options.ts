@@ -9,15 +9,17 @@
 import { type AuthOptions, checkAuth } from "./auth.ts";
 import { NO_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
 import {
+  type Check,
+  checkOptions,
   describe,
-  expectOptions,
+  fail,
   HEADER_TEXT,
+  integer,
   invalid,
   invalidDescribed,
   invalidValue,
   isObject,
   kindOf,
-  MAX_TIMER_MS,
 } from "./validate.ts";
 
 /**
@@ -229,15 +231,6 @@ export interface RequestConfig {
   readonly maxResponseBytes?: number | undefined;
 }
 
-/** Checks one option: returns the value to keep, or throws naming `field`. */
-type Check = (value: unknown, field: string) => unknown;
-
-/** A whole number from `min` to `max` (the longest timer by default). */
-const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>
-  typeof value == "number" && value >= min && value <= max && value % 1 == 0
-    ? value
-    : fail(field, `an integer from ${min} to ${max}`, value, typeof value == "number");
-
 /** The options a client and a request share, and their checks. */
 const COMMON: Readonly<Record<string, Check>> = {
   signal: (signal, field) =>
@@ -275,36 +268,6 @@ const REQUEST: Readonly<Record<string, Check>> = {
   ...COMMON,
 };
 
-/** A retry policy's options and their checks. */
-export const RETRY: Readonly<Record<string, Check>> = {
-  attempts: integer(1, 100),
-  baseDelayMs: integer(0),
-  maxDelayMs: integer(0),
-  shouldRetry: (value, field) => typeof value == "function" ? value : fail(field, "a function", value),
-};
-
-/**
- * The one checker of an options object: throws unless `options` is an object of the keys of
- * `checks` only (see {@link expectOptions}), then returns the checked value of each key it sets,
- * each named `prefix` + key. The first `required` keys are checked even when absent.
- *
- * @throws {TypeError | RangeError} Naming the field and its current value.
- */
-export function checkOptions(
-  options: unknown,
-  field: string,
-  checks: Readonly<Record<string, Check>>,
-  prefix: string,
-  required = 0,
-): Record<string, unknown> {
-  expectOptions(options, field, Object.keys(checks));
-  const result: Record<string, unknown> = {};
-  Object.entries(checks).forEach(([key, check], index) => {
-    if (options[key] !== undefined || index < required) result[key] = check(options[key], prefix + key);
-  });
-  return result;
-}
-
 /**
  * Headers the caller may not give: the ones the client sets, and the ones of framing that fetch sets
  * from the body (Node's fetch refuses `expect`, `keep-alive`, `transfer-encoding`, `upgrade` and a
@@ -341,10 +304,6 @@ export const globalFetch: FetchFunction = (input: string, init: FetchInit): Prom
  */
 export function requestConfig(options: unknown): RequestConfig {
   return options === undefined ? {} : checkOptions(options, "request options", REQUEST, "request ");
-}
-
-function fail(field: string, expected: string, value: unknown, range?: boolean): never {
-  throw invalidValue(field, expected, value, range);
 }
 
 /**

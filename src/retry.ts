@@ -6,8 +6,7 @@
  */
 
 import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
-import { checkOptions, RETRY } from "./options.ts";
-import { invalidValue } from "./validate.ts";
+import { type Check, checkOptions, fail, integer, invalidValue } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -93,6 +92,14 @@ export const RETRY_DEFAULTS: {
 
 /** One attempt only: the policy without a `retry` option (its delays are never read). */
 export const NO_RETRY = { attempts: 1 } as RetryPolicy;
+
+/** A retry policy's options and their checks. */
+const RETRY: Readonly<Record<string, Check>> = {
+  attempts: integer(1, 100),
+  baseDelayMs: integer(0),
+  maxDelayMs: integer(0),
+  shouldRetry: (value, field) => typeof value == "function" ? value : fail(field, "a function", value),
+};
 
 /**
  * Checks retry options and fills in the defaults.

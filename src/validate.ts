@@ -154,3 +154,39 @@ export function expectOptions(
     }
   }
 }
+
+/** Checks one option: returns the value to keep, or throws naming `field`. */
+export type Check = (value: unknown, field: string) => unknown;
+
+/** Throws an {@link invalidValue} error: for a check that is an expression. */
+export function fail(field: string, expected: string, value: unknown, range?: boolean): never {
+  throw invalidValue(field, expected, value, range);
+}
+
+/** A check of a whole number from `min` to `max` (the longest timer by default). */
+export const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>
+  typeof value == "number" && value >= min && value <= max && value % 1 == 0
+    ? value
+    : fail(field, `an integer from ${min} to ${max}`, value, typeof value == "number");
+
+/**
+ * The one checker of an options object: throws unless `options` is an object of the keys of
+ * `checks` only (see {@link expectOptions}), then returns the checked value of each key it sets,
+ * each named `prefix` + key. The first `required` keys are checked even when absent.
+ *
+ * @throws {TypeError | RangeError} Naming the field and its current value.
+ */
+export function checkOptions(
+  options: unknown,
+  field: string,
+  checks: Readonly<Record<string, Check>>,
+  prefix: string,
+  required = 0,
+): Record<string, unknown> {
+  expectOptions(options, field, Object.keys(checks));
+  const result: Record<string, unknown> = {};
+  Object.entries(checks).forEach(([key, check], index) => {
+    if (options[key] !== undefined || index < required) result[key] = check(options[key], prefix + key);
+  });
+  return result;
+}
