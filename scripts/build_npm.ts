@@ -169,6 +169,7 @@ export function buildNpm(): string[] {
   written.push(...compile({
     rootNames: Object.values(deno.exports).map(at),
     closure: true,
+    omit: [...webFiles.keys()],
     rootDir: ROOT,
     outDir: join(OUT, "web"),
     format: "esm",

@@ -29,8 +29,11 @@ export interface OutputFile {
 export interface BundleOptions {
   /** Entry points: output name (no extension) → file path (relative to the root) or package specifier. */
   readonly entries: Readonly<Record<string, string>>;
-  /** `esm` with code splitting (chunks stay separate modules), or one `iife` script. */
-  readonly format: "esm" | "iife";
+  /**
+   * `esm` with code splitting (chunks stay separate modules), one `iife` script, or one CommonJS
+   * module (`cjs`: the external imports become `require` calls).
+   */
+  readonly format: "esm" | "iife" | "cjs";
   /** Resolution conditions besides esbuild's defaults for the browser platform. */
   readonly conditions?: readonly string[];
   /** Specifiers left for the runtime to resolve (an import map, for instance). */

@@ -21,6 +21,11 @@ export interface CompileOptions {
   readonly rootNames: readonly string[];
   /** Emit the local files the roots import too (else only the roots). */
   readonly closure: boolean;
+  /**
+   * Files of the closure not to emit, as absolute paths: sources that `mapSpecifier` replaces
+   * everywhere they are imported, which nothing emitted would load.
+   */
+  readonly omit?: readonly string[];
   /** The folder whose layout `outDir` mirrors. */
   readonly rootDir: string;
   /** Where the `.js` (and `.d.ts`) files go. */
@@ -103,7 +108,7 @@ export function compile(options: CompileOptions): string[] {
     !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file) &&
     !file.fileName.includes("/node_modules/") && file.fileName.startsWith(options.rootDir + "/");
   const sources = options.closure
-    ? program.getSourceFiles().filter(local)
+    ? program.getSourceFiles().filter((file) => local(file) && !options.omit?.includes(file.fileName))
     : options.rootNames.map((root) =>
       program.getSourceFile(root) ?? fail(`Cannot compile ${root}: not found`)
     );

@@ -7,10 +7,11 @@
  *                 the package's `imports` (`#crypto`): Node, Bun, Deno's npm: imports, bundlers
  *                 for Node (the `node` condition)
  * web/…      .js  ESM without `#` imports: each file imports the others by relative path, and the
- *                 source's own files (Web Crypto): everywhere else (browsers, workers, bundlers
- *                 for the web), and a browser without a bundler, which knows no `imports`; its
- *                 types are esm/'s, the same declarations
- * cjs/…      .cjs CommonJS, with .d.cts beside, `#crypto` as in esm/
+ *                 mappings' web files (`crypto_web.js`, Web Crypto alone): everywhere else
+ *                 (browsers, workers, bundlers for the web), and a browser without a bundler,
+ *                 which knows no `imports`; its types are esm/'s, the same declarations
+ * cjs/…      .cjs CommonJS, with .d.cts beside, `#crypto` as in esm/ (under the `browser`
+ *                 condition, as for a browser bundle of CommonJS code, the web file)
  * sigv4/     package.json for resolvers that predate `exports` (TypeScript's node10, old bundlers)
  * ```
  *
@@ -136,6 +137,8 @@ export function manifest(input: ManifestInput): Record<string, unknown> {
       ...Object.fromEntries(
         Object.entries(mapping.conditions).map(([condition, target]) => [condition, importsTarget(target)]),
       ),
+      // A browser bundle that reaches esm/ or cjs/ (through `require`) gets the web file too.
+      ...mapping.web && { browser: importsTarget(mapping.web) },
       import: built(mapping.source, "esm"),
       require: built(mapping.source, "cjs"),
       default: built(mapping.source, "esm"),

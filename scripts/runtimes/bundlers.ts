@@ -11,6 +11,8 @@
  * production mode by tests/bundlers/build.mjs under Node 22, with nothing set but the entry (an
  * index.html for Vite) and the output folder (the bundlers are pinned in
  * tests/bundlers/package.json).
+ * One more webpack build for the browser starts from CommonJS (`require`), which resolves the
+ * package's cjs/ files and `#crypto` under the `browser` condition.
  * A run fails on a build error or warning, on the wrong crypto variant (the browser builds must use
  * Web Crypto and never name `node:crypto`; the Node build must use `node:crypto`), and on any
  * failed check: the browser builds run in headless Chromium against the local endpoint (another
@@ -52,13 +54,14 @@ interface Build {
   readonly label: string;
   readonly platform: "browser" | "node";
   /** The entry, in the app folder. */
-  readonly entry: "index.html" | "browser.js" | "node.js";
+  readonly entry: "index.html" | "browser.js" | "browser_require.js" | "node.js";
 }
 
 const BUILDS: readonly Build[] = [
   { bundler: "vite", label: "(browser)", platform: "browser", entry: "index.html" },
   { bundler: "vite7", label: "(browser)", platform: "browser", entry: "index.html" },
   { bundler: "webpack-web", label: "(web)", platform: "browser", entry: "browser.js" },
+  { bundler: "webpack-web", label: "(web, require)", platform: "browser", entry: "browser_require.js" },
   { bundler: "webpack-node", label: "(node18.17)", platform: "node", entry: "node.js" },
 ];
 
@@ -98,13 +101,10 @@ function buildChecks(
   const code = [...files].filter(([path]) => path.endsWith(".js")).map(([, text]) => text).join("\n");
   const usesNodeCrypto = /node:crypto/.test(code) && /createHmac/.test(code);
   const usesWebCrypto = /\.subtle\b/.test(code);
-  // The web variant may name `node:crypto` for `process.getBuiltinModule`, which no bundler follows and
-  // a browser has not; what must not reach a browser build is an import of it, static or dynamic.
-  const importsNodeCrypto = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'`]node:crypto["'`]/.test(
-    code,
-  );
+  // A browser build gets `crypto_web`: not even the dual file's `process.getBuiltinModule("crypto")`.
+  const namesNodeCrypto = /node:crypto|getBuiltinModule/.test(code);
   const variant = build.platform === "browser"
-    ? (usesWebCrypto && !importsNodeCrypto ? undefined : "expected Web Crypto and no import of node:crypto")
+    ? (usesWebCrypto && !namesNodeCrypto ? undefined : "expected Web Crypto alone, no node:crypto")
     : (usesNodeCrypto && !usesWebCrypto ? undefined : "expected node:crypto and no Web Crypto");
   return [
     line(
@@ -173,16 +173,21 @@ export async function runBundlers(): Promise<RunResult[]> {
   try {
     await installPackage(app);
     const entries = { browser: "checks/browser_page.ts", node: "checks/bundled_node_entry.ts" } as const;
-    for (const [platform, entry] of Object.entries(entries)) {
+    const apps = [["browser", entries.browser, "esm"], ["browser_require", entries.browser, "cjs"], [
+      "node",
+      entries.node,
+      "esm",
+    ]] as const;
+    for (const [name, entry, format] of apps) {
       const [output, ...more] = await bundle({
-        entries: { [platform]: `scripts/runtimes/${entry}` },
-        format: "esm",
+        entries: { [name]: `scripts/runtimes/${entry}` },
+        format,
         external: PACKAGE,
       });
       if (!output || more.length) {
         throw new Error(`esbuild made ${more.length + 1} files of ${entry}, not one`);
       }
-      writeFileSync(join(app, `${platform}.js`), output.text);
+      writeFileSync(join(app, `${name}.js`), output.text);
     }
     writeFileSync(join(app, "index.html"), VITE_PAGE);
 
@@ -192,7 +197,7 @@ export async function runBundlers(): Promise<RunResult[]> {
     const results: RunResult[] = [];
     for (const build of BUILDS) {
       const buildStarted = performance.now();
-      const outDir = join(work, `dist-${build.bundler}`);
+      const outDir = join(work, `dist-${build.entry}-${build.bundler}`);
       const run = await capture(NODES["22"]!, [
         join(BUNDLERS_DIR, "build.mjs"),
         build.bundler,

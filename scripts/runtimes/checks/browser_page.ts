@@ -16,18 +16,23 @@ import * as lib from "@seed/service-client";
 import * as sigv4 from "@seed/service-client/sigv4";
 import { type CheckResult, runChecks } from "./checks.ts";
 
-const params = new URLSearchParams(location.search);
-const results: CheckResult[] = await runChecks({
-  lib,
-  sigv4,
-  base: params.get("endpoint") ?? "",
-  abortSignalAny: params.get("any") === "1",
-  hidesRedirects: true,
-});
-(globalThis as { __results?: CheckResult[] }).__results = results;
-if (params.get("post") === "1") {
-  // A rejection left unhandled by the checks is reported after the microtasks run: let it land first.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const problems = (globalThis as { __problems?: string[] }).__problems ?? [];
-  await fetch("/results", { method: "POST", body: JSON.stringify({ results, problems }) });
+/** Runs the checks and publishes the results. No top-level await: bundlers.ts also bundles this as CommonJS. */
+async function main(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const results: CheckResult[] = await runChecks({
+    lib,
+    sigv4,
+    base: params.get("endpoint") ?? "",
+    abortSignalAny: params.get("any") === "1",
+    hidesRedirects: true,
+  });
+  (globalThis as { __results?: CheckResult[] }).__results = results;
+  if (params.get("post") === "1") {
+    // A rejection left unhandled by the checks is reported after the microtasks run: let it land first.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const problems = (globalThis as { __problems?: string[] }).__problems ?? [];
+    await fetch("/results", { method: "POST", body: JSON.stringify({ results, problems }) });
+  }
 }
+
+void main();
