@@ -1,7 +1,7 @@
 /**
  * A zero-dependency, typed GraphQL client for a managed GraphQL service (AWS AppSync-shaped), with
- * its five auth modes: API key, user pool, OIDC, lambda authorizer and IAM (SigV4, on
- * `crypto.subtle`). Runs on Deno, Node 18.17+, Bun, browsers and worker/edge runtimes.
+ * its five auth modes: API key, user pool, OIDC, lambda authorizer and IAM (SigV4). Runs on Deno,
+ * Node 18.17+, Bun, browsers and worker/edge runtimes.
  *
  * @example A typed request with an API key
  * ```ts

@@ -25,6 +25,8 @@ import { API_KEY, CREDENTIALS, LAMBDA_TOKEN, OIDC_JWT, REGION, USERPOOL_JWT } fr
 export interface ReceivedRequest {
   readonly method: string;
   readonly path: string;
+  /** The query string, without its `?` (empty when there is none). */
+  readonly query: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 }
@@ -198,6 +200,7 @@ async function receive(req: IncomingMessage): Promise<ReceivedRequest> {
   return {
     method: req.method ?? "",
     path: (req.url ?? "/").split("?")[0]!,
+    query: (req.url ?? "").split("?")[1] ?? "",
     headers,
     body: new TextDecoder().decode(concat(chunks)),
   };
@@ -305,6 +308,20 @@ function signatureRefusal(errorType: string, message: string, serverTime: Date):
   };
 }
 
+/**
+ * A query string as smithy signs it: each name and value decoded, a `+` kept a plus sign (as AWS
+ * reads it), repeated names as arrays.
+ */
+function queryParameters(query: string): Record<string, string | string[]> {
+  const parameters: Record<string, string | string[]> = {};
+  for (const pair of query ? query.split("&") : []) {
+    const [name, value = ""] = pair.split(/=(.*)/s).map(decodeURIComponent) as [string, string?];
+    const before = parameters[name];
+    parameters[name] = before === undefined ? value : [before, value].flat();
+  }
+  return parameters;
+}
+
 /** Recomputes the signature with `@smithy/signature-v4` over what was received. */
 async function verifySignature(request: ReceivedRequest, clockOffsetMs: number): Promise<string | Refusal> {
   const serverTime = new Date(Date.now() + clockOffsetMs);
@@ -377,7 +394,7 @@ async function verifySignature(request: ReceivedRequest, clockOffsetMs: number):
       ? { port: Number(request.headers["host"]!.split(":")[1]) }
       : {}),
     path: request.path,
-    query: {},
+    query: queryParameters(request.query),
     headers,
     body: request.body,
   }, { signingDate: new Date(signedAt) });

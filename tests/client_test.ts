@@ -186,6 +186,27 @@ describe("client", () => {
       }
     });
 
+    it("iam signs the URL's query: the endpoint, verifying with smithy, accepts it and refuses another", async () => {
+      const url = `${endpoint.url}?filter=a+b&note=%20x%2B&filter=c`;
+      const client = new ServiceClient({
+        url,
+        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+      });
+      assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+      assert.equal(lastRequest().query, "filter=a+b&note=%20x%2B&filter=c");
+      // The same signature under another query: the endpoint checks the query it received.
+      const signed = lastRequest().headers;
+      const replay = await fetch(`${endpoint.url}?filter=a%20b&note=%20x%2B&filter=c`, {
+        method: "POST",
+        headers: Object.fromEntries(
+          Object.entries(signed).filter(([name]) => !/^(host|content-length)$/.test(name)),
+        ),
+        body: lastRequest().body,
+      });
+      assert.equal(replay.status, 403);
+      await replay.body?.cancel();
+    });
+
     it("iam without a session token sends no x-amz-security-token", async () => {
       const { accessKeyId, secretAccessKey } = CREDENTIALS;
       const client = new ServiceClient({
