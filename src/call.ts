@@ -63,11 +63,17 @@ export function clientState(config: ClientConfig): ClientState {
 const watched = new WeakMap<AbortSignal, [calls: Set<() => void>, listener: () => void]>();
 
 /**
- * Calls `onAbort` when `signal` aborts, and returns what stops watching. However many calls are in
- * flight on one signal, it holds one listener (Node warns past 10), removed when the last call ends:
- * the caller's signal may live as long as the app.
+ * Calls `onAbort` with a {@link ServiceAbortError} when `signal` aborts (at once when it has), and
+ * returns what stops watching (nothing when it has). However many calls are in flight on one signal,
+ * it holds one listener (Node warns past 10), removed when the last call ends: the caller's signal may
+ * live as long as the app. The error's reason is `"timeout"` for a signal of `AbortSignal.timeout()`.
  */
-export function watch(signal: AbortSignal, onAbort: () => void): () => void {
+export function watch(signal: AbortSignal, onAbort: (error: ServiceAbortError) => void): (() => void) | void {
+  const abort = () =>
+    onAbort(
+      new ServiceAbortError(signal.reason?.name == "TimeoutError" ? "timeout" : "abort", signal.reason),
+    );
+  if (signal.aborted) return abort();
   let entry = watched.get(signal);
   if (!entry) {
     const calls = new Set<() => void>();
@@ -75,9 +81,9 @@ export function watch(signal: AbortSignal, onAbort: () => void): () => void {
     signal.addEventListener("abort", entry[1]);
   }
   const [calls, listener] = entry;
-  calls.add(onAbort);
+  calls.add(abort);
   return () => {
-    calls.delete(onAbort);
+    calls.delete(abort);
     if (!calls.size) {
       watched.delete(signal);
       signal.removeEventListener("abort", listener);
@@ -130,11 +136,7 @@ export async function send(
   const throwIfEnded = () => {
     if (ended) throw ended;
   };
-  const stops = callers.map((caller) => {
-    const callerAbort = () =>
-      end(new ServiceAbortError(caller.reason?.name == "TimeoutError" ? "timeout" : "abort", caller.reason));
-    return caller.aborted ? callerAbort() : watch(caller, callerAbort);
-  });
+  const stops = callers.map((caller) => watch(caller, end));
   const timer = timeoutMs < Infinity ? setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs) : 0;
 
   const attempts = async (): Promise<GraphQLResult> => {

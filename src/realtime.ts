@@ -6,12 +6,15 @@
  * One socket per `RealtimeClient`, opened by the first subscription and closed a second after the
  * last one ends; every subscription is multiplexed on it, each `start` with its own authorization,
  * read from the client's auth at that moment (iam signs the connection and each `start`). A socket
- * that closes or misses its keep-alives is opened again with jittered exponential backoff (capped at
- * 5 s), with fresh auth, and every live subscription is started again; so is a socket whose token getter
- * or credentials provider fails while reconnecting (most likely for the same reason the socket was lost).
- * Errors the service calls final (codes 400, 401, 403, `UnauthorizedException`, `BadRequestException`),
- * a getter that fails for the first socket, and a WebSocket constructor that throws end the
- * subscriptions instead. A `start` left unanswered for 15 s ends its subscription. The service's
+ * that closes or misses its keep-alives is opened again with jittered exponential backoff (from a
+ * quarter second, doubled after each loss up to 5 s, back to the start once a keep-alive arrives), with
+ * fresh auth, and every live subscription is started again; so is a socket whose token getter or
+ * credentials provider fails, or hangs past the ack's 15 s, while reconnecting (most likely for the same
+ * reason the socket was lost). Errors the service calls final (codes 400, 401, 403,
+ * `UnauthorizedException`, `BadRequestException`), a getter that fails for the first socket, a
+ * WebSocket constructor that throws, and a fifth socket lost before any was acknowledged (a wrong URL,
+ * a server that refuses, no network: `ServiceNetworkError`) end the subscriptions instead. A `start`
+ * left unanswered for 15 s, its auth included, ends its subscription. The service's
  * keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is checked: one
  * that is not an object is ignored, and errors without a message still end what they concern with a
  * typed error.
@@ -47,6 +50,7 @@ import {
   isFormattedError,
   ServiceAbortError,
   ServiceGraphQLError,
+  ServiceNetworkError,
 } from "./errors.ts";
 import { requestConfig } from "./options.ts";
 import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
@@ -148,7 +152,10 @@ export interface RealtimeOptions {
    * or derived, it must be a `ws:` or `wss:` URL without a fragment (checked at construction).
    */
   readonly url?: string | undefined;
-  /** Called with each new state of the connection, for a UI. It must not throw. */
+  /**
+   * Called with each new state of the connection, for a UI, in a microtask: what it throws is reported
+   * as uncaught, and does not stop the connection. `"reconnecting"` comes only after a first connection.
+   */
   readonly onStateChange?: ((state: ConnectionState) => void) | undefined;
 }
 
@@ -206,7 +213,6 @@ interface Subscription {
 interface Socket {
   /** The socket; `terminate` is `ws`'s (Node 18 and 20), which ends it without the close handshake. */
   ws?: WebSocketLike & { terminate?(): void; onclose?: unknown };
-  acked?: boolean;
   /** How long it may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
   timeoutMs: number;
 }
@@ -286,6 +292,8 @@ export class RealtimeClient {
    * refused `start` (such as `MaxSubscriptionsReachedError`), or a final connection error.
    * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription, or with the
    * reason `"timeout"` when the service leaves its `start` unanswered for 15 s.
+   * @throws {ServiceNetworkError} From the iterator, when five sockets in a row were lost before any
+   * was acknowledged (a wrong URL, a server that refuses the socket, no network).
    * @throws {ServiceAuthError} From the iterator, when a token getter or credentials provider fails
    * for the first socket or the subscription's first `start` (while reconnecting, it is retried).
    * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option, or a
@@ -318,7 +326,7 @@ export class RealtimeClient {
    * @param variables The variables (`undefined` when the operation has none).
    * @param onData Called with each event's data.
    * @param onError Called once with the error that ended the subscription, or that `onData` threw
-   * (the subscription then ends).
+   * (the subscription then ends). It must not throw: what it throws is an unhandled rejection.
    * @returns A function that ends the subscription (it sends `stop`).
    * @throws {TypeError} When `onData` or `onError` is not a function (code `INVALID_ARGUMENT`).
    *
@@ -400,15 +408,16 @@ function linkOf(realtime: RealtimeClient): Connection {
 function connection(client: ServiceClient, options: RealtimeOptions) {
   expectOptions(options, "options", ["webSocket", "authIn", "url", "onStateChange"]);
   const graphql = endpointOf(client);
+  /** The GraphQL URL with `path` appended to its path (before its query, if it has one). */
+  const under = (path: string) => graphql.replace(/[?#]|$/, path + "$&");
   const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
   const webSocket = (options.webSocket ?? globalThis.WebSocket) as WebSocketConstructor;
-  const url: string = (options as RealtimeOptions).url ?? (
-    /^https:\/\/\w+\.appsync-api\.[\w-]+\.amazonaws\.com(\.cn)?\/graphql$/i.test(graphql)
+  const url: string = (options as RealtimeOptions).url ??
+    (/^https:\/\/\w+\.appsync-api\./i.test(graphql)
       ? graphql.replace("appsync-api", "appsync-realtime-api")
-      : graphql + "/realtime"
-  ).replace(/^http/i, "ws");
+      : under("/realtime")).replace(/^http/i, "ws");
   if (typeof webSocket != "function") {
-    throw invalidValue("webSocket", "a WebSocket constructor (none is global)", webSocket);
+    throw invalidValue("webSocket", "a WebSocket constructor", webSocket);
   }
   if (authIn != "protocol" && authIn != "query") {
     throw invalidValue("authIn", '"protocol" or "query"', authIn);
@@ -426,20 +435,23 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
   const subscriptions = new Map<string, Subscription>();
   let socket: Socket | undefined;
   let state: ConnectionState = "closed";
+  /** The watchdog of the socket (from its auth to its ack, then between messages), or the backoff. */
   let timer: ReturnType<typeof setTimeout> | undefined;
   let idle: ReturnType<typeof setTimeout> | undefined;
+  /** Sockets opened since the last keep-alive: the backoff's exponent. */
   let attempt = 0;
   let ids = 0;
 
   const setState = (next: ConnectionState) => {
     if (state != next) {
       state = next;
-      onStateChange?.(next);
+      // In a microtask: a callback that throws stays out of the connection's way (reported as uncaught).
+      if (onStateChange) queueMicrotask(() => onStateChange(next));
     }
   };
   /** The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL. */
   const headers = async (path: string, body: string) => ({
-    ...await authorize(client, graphql + path, body, SIGNED_HEADERS),
+    ...await authorize(client, under(path), body, SIGNED_HEADERS),
     host,
   });
   const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
@@ -462,11 +474,16 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     }
     socket = undefined;
   };
-  /** The socket closed or went silent: open another while subscriptions live. */
-  const lost = () => {
+  /**
+   * The socket closed (`cause`: its close event) or went silent: open another while subscriptions
+   * live. Before any socket was acknowledged (still `connecting`), the fifth loss ends them: the URL,
+   * the server or the network is wrong, and the caller is told.
+   */
+  const lost = (cause?: unknown) => {
     drop();
     if (!subscriptions.size) return setState("closed");
-    setState("reconnecting");
+    if (state != "connecting") setState("reconnecting");
+    else if (attempt > 3) return end(new ServiceNetworkError(cause));
     for (const subscription of subscriptions.values()) {
       subscription.acked = false;
       clearTimeout(subscription.wait);
@@ -484,19 +501,20 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     for (const subscription of subscriptions.values()) subscription.end(error, true);
     clearTimeout(idle);
     drop();
+    attempt = 0;
     setState("closed");
   };
   const start = async (id: string, subscription: Subscription) => {
     const current = socket;
+    // From the auth on: a getter may hang, and the socket may be alive while the service lost the `start`.
+    subscription.wait = setTimeout(
+      () => subscription.end(new ServiceAbortError("timeout"), true),
+      ACK_TIMEOUT_MS,
+    );
     try {
       const authorization = await headers("", subscription.data!);
       if (socket == current && subscriptions.get(id) == subscription) {
         send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
-        // The socket may be alive while the service lost the `start`.
-        subscription.wait = setTimeout(
-          () => subscription.end(new ServiceAbortError("timeout"), true),
-          ACK_TIMEOUT_MS,
-        );
       }
     } catch (error) {
       // A getter failing for a restart fails as the reconnect's own would: the socket is opened again.
@@ -515,14 +533,12 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     const subscription = subscriptions.get(id);
     rearm();
     if (type == "connection_ack") {
-      current.acked = true;
       // The service's timeout (the simulator spells it `connectionTimeout`), from a minute to what a
       // timer can hold; 5 minutes when it is not a number.
       current.timeoutMs = Math.max(
         MIN_TIMEOUT_MS,
         Math.min(MAX_TIMER_MS, (payload?.connectionTimeoutMs ?? payload?.connectionTimeout) as number),
       ) || 300_000;
-      attempt = 0;
       rearm();
       setState("connected");
       for (const [id, subscription] of subscriptions) if (subscription.data) start(id, subscription);
@@ -532,7 +548,8 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
         subscription.acked = true;
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
-    } else if (type == "data") subscription?.receive(payload);
+    } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
+    else if (type == "data") subscription?.receive(payload);
     else if (type == "complete") subscription?.end(undefined, true);
     else if (type == "error" && id) subscription?.end(new ServiceGraphQLError(errorsOf(payload)), true);
     else if (type == "error" || type == "connection_error") failed(payload);
@@ -541,22 +558,29 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
     if (!subscriptions.size) return setState("closed");
     const current: Socket = socket = { timeoutMs: ACK_TIMEOUT_MS };
     if (state == "closed") setState("connecting");
+    // The auth counts against the ack's timeout: a getter that hangs is given up, and tried again.
+    rearm();
     let header;
     try {
       header = btoa(JSON.stringify(await headers("/connect", "{}")));
     } catch (error) {
       // A getter failing for the first socket is the caller's to mend; while reconnecting, it most
       // likely fails for the reason the socket was lost (the network), and is tried again.
-      return socket == current && (state == "reconnecting" ? lost() : end(error));
+      return socket == current && (state == "connecting" ? end(error) : lost());
     }
     if (socket != current) return;
     let ws;
     try {
       ws = current.ws = authIn == "query"
-        ? new webSocket(`${url}?header=${encodeURIComponent(header)}&payload=e30=`, ["graphql-ws"])
+        ? new webSocket(
+          `${url}${/\?/.test(url) ? "&" : "?"}header=${encodeURIComponent(header)}&payload=e30=`,
+          [
+            "graphql-ws",
+          ],
+        )
         : new webSocket(url, [
           "graphql-ws",
-          "header-" + header.replace(/[+/=]/g, (c) => c == "+" ? "-" : c == "/" ? "_" : ""),
+          "header-" + header.replace(/=/g, "").replace(/\+/g, "-").replace(/\//g, "_"),
         ]);
     } catch (error) {
       // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
@@ -572,11 +596,10 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       {
         onopen: () => socket == current && send({ type: "connection_init" }),
         onmessage: (event) => socket == current && receive(current, event.data),
-        onclose: () => socket == current && lost(),
+        onclose: (event) => socket == current && lost(event),
         onerror: () => {},
       } satisfies Handlers,
     );
-    rearm();
   };
 
   return {
@@ -589,14 +612,7 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
       let ended = false;
       let failure: unknown;
       let signal: AbortSignal | undefined;
-      let unwatch: (() => void) | undefined;
-      const onAbort = () =>
-        subscription.end(
-          new ServiceAbortError(
-            (signal!.reason as { name?: unknown } | undefined)?.name == "TimeoutError" ? "timeout" : "abort",
-            signal!.reason,
-          ),
-        );
+      let unwatch: (() => void) | void;
       const subscription: Subscription = {
         receive(payload) {
           if (!isObject(payload) || [payload.errors ?? []].flat().length) {
@@ -642,16 +658,14 @@ function connection(client: ServiceClient, options: RealtimeOptions) {
         // The checks of request(): the same signals and variables are refused, with the same words.
         signal = requestConfig(options ?? undefined).signal;
         checkVariables(variables);
-        subscriptions.set(id, subscription);
-        clearTimeout(idle);
+        subscriptions.set(id, subscription); // a pending idle close sees it, and leaves the socket open
         // One listener per signal, however many subscriptions share it (Node warns past 10).
-        if (signal?.aborted) onAbort();
-        else if (signal) unwatch = watch(signal, onAbort);
+        if (signal) unwatch = watch(signal, subscription.end);
         Promise.resolve(prepareDocument(document)).then((prepared) => {
           subscription.data = serialize(prepared, variables, undefined);
           if (ended) return;
           if (!socket) open();
-          else if (socket.acked) start(id, subscription);
+          else if (state == "connected") start(id, subscription);
         }).catch((error) => subscription.end(error, true));
       } catch (error) {
         subscription.end(error, true);

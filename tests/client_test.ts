@@ -460,7 +460,7 @@ describe("client", () => {
         const err = await rejection(pending!);
         assert.ok(err instanceof TypeError, String(err));
         assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
-        assert.match(err.message, /^Not called on a ServiceClient: bind the method$/);
+        assert.match(err.message, /^Called without its client: bind the method$/);
       }
       assert.equal(endpoint.requests.length, before);
       // Bound, it works.

@@ -18,7 +18,13 @@
 
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ServiceAbortError, ServiceAuthError, ServiceClient, ServiceGraphQLError } from "../mod.ts";
+import {
+  ServiceAbortError,
+  ServiceAuthError,
+  ServiceClient,
+  ServiceGraphQLError,
+  ServiceNetworkError,
+} from "../mod.ts";
 import { type ConnectionState, RealtimeClient, type WebSocketConstructor } from "../src/realtime.ts";
 import type { AuthOptions } from "../src/auth.ts";
 import { type RealtimeServer, startRealtimeServer } from "./_realtime_server.ts";
@@ -80,6 +86,9 @@ async function within<T>(promise: Promise<T>, what: string, ms = 3_000): Promise
   }
 }
 
+/** Resolves after `ms` (a test's own timer, never the client's). */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe("RealtimeClient", () => {
   let server: RealtimeServer;
   let WebSocket: WebSocketConstructor;
@@ -97,12 +106,13 @@ describe("RealtimeClient", () => {
     await server.close();
   });
 
-  /** A client of the server with `auth`, and its realtime client. */
+  /** A client of the server (or of `url`) with `auth`, and its realtime client. */
   function realtimeOf(
     auth: AuthOptions = { type: "apiKey", apiKey: API_KEY },
     options: Record<string, unknown> = {},
+    url = server.url,
   ): RealtimeClient {
-    const client = new ServiceClient({ url: server.url, auth });
+    const client = new ServiceClient({ url, auth });
     const realtime = new RealtimeClient(client, { webSocket: WebSocket, ...options });
     opened.push(realtime);
     return realtime;
@@ -171,6 +181,43 @@ describe("RealtimeClient", () => {
     assert.equal(connection.header!["x-api-key"], API_KEY);
   });
 
+  it("authIn: query adds its parameters to a URL that has a query already", async () => {
+    const realtime = realtimeOf(undefined, { authIn: "query" }, server.url + "?stage=prod");
+    realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const connection = server.connections[0]!;
+    assert.match(connection.path, /^\/graphql\/realtime\?stage=prod&header=[^&]+&payload=e30=$/);
+    assert.equal(connection.header!["x-api-key"], API_KEY);
+  });
+
+  it("derives the real-time URL: a standard endpoint's realtime host, else /realtime before the query", async () => {
+    const cases = [
+      [
+        "https://abc123.appsync-api.us-east-1.amazonaws.com/graphql",
+        "wss://abc123.appsync-realtime-api.us-east-1.amazonaws.com/graphql",
+      ],
+      [
+        "https://abc123.appsync-api.cn-north-1.amazonaws.com.cn/graphql",
+        "wss://abc123.appsync-realtime-api.cn-north-1.amazonaws.com.cn/graphql",
+      ],
+      ["https://api.example.com/graphql", "wss://api.example.com/graphql/realtime"],
+      ["https://api.example.com/graphql?stage=prod", "wss://api.example.com/graphql/realtime?stage=prod"],
+      ["http://127.0.0.1:8080/v1/graphql", "ws://127.0.0.1:8080/v1/graphql/realtime"],
+    ];
+    for (const [graphql, expected] of cases) {
+      // These hosts cannot be reached from a test: a constructor that records the URL, then refuses it.
+      const urls: string[] = [];
+      const webSocket = function (url: string) {
+        urls.push(url);
+        throw new SyntaxError("refused by the test");
+      } as unknown as WebSocketConstructor;
+      const client = new ServiceClient({ url: graphql!, auth: { type: "apiKey", apiKey: API_KEY } });
+      const realtime = new RealtimeClient(client, { webSocket });
+      await assert.rejects(realtime.subscribe("subscription { a }").next(), { code: "INVALID_ARGUMENT" });
+      assert.deepEqual(urls, [expected], graphql);
+    }
+  });
+
   it("never puts credentials in the URL by default, in any mode", async () => {
     const modes: AuthOptions[] = [
       { type: "apiKey", apiKey: API_KEY },
@@ -218,52 +265,56 @@ describe("RealtimeClient", () => {
     }
   });
 
-  it("iam: signs the connection as POST /graphql/connect with body {}, and each start for its data", async () => {
-    const credentials = {
-      accessKeyId: "AKIDEXAMPLE",
-      secretAccessKey: "secret-access-key",
-      sessionToken: "session",
-    };
-    const realtime = realtimeOf({ type: "iam", region: "eu-west-1", credentials });
-    const events = realtime.subscribe("subscription On($id: ID) { onPost(id: $id) { id } }", { id: "7" });
-    events.next();
-    await server.until(() => server.connections[0]?.live.size === 1, "the start");
-    const graphql = new URL(server.url);
-    /** The Authorization header smithy computes for a POST of `body` to `path`, at the header's date. */
-    const smithy = async (path: string, body: string, sent: Record<string, string>) => {
-      const signer = new SignatureV4({
-        service: "appsync",
-        region: "eu-west-1",
-        credentials,
-        sha256: Hash.bind(null, "sha256"),
-        applyChecksum: false,
-      });
-      const date = sent["x-amz-date"]!.replace(
-        /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/,
-        "$1-$2-$3T$4:$5:$6Z",
-      );
-      const signed = await signer.sign({
-        method: "POST",
-        protocol: graphql.protocol,
-        hostname: graphql.hostname,
-        port: Number(graphql.port),
-        path,
-        headers: {
-          accept: sent.accept!,
-          "content-encoding": sent["content-encoding"]!,
-          "content-type": sent["content-type"]!,
-          host: graphql.host,
-        },
-        body,
-      }, { signingDate: new Date(date) });
-      return signed.headers.authorization;
-    };
-    const connect = server.connections[0]!.header!;
-    assert.equal(connect.authorization, await smithy("/graphql/connect", "{}", connect));
-    const start = startsOn(0)[0]!;
-    const authorization = start.payload.extensions.authorization;
-    assert.equal(authorization.authorization, await smithy("/graphql", start.payload.data, authorization));
-  });
+  for (const query of ["", "?stage=prod"]) {
+    it(`iam: signs the connection as POST /graphql/connect${query} with body {}, and each start for its data`, async () => {
+      const credentials = {
+        accessKeyId: "AKIDEXAMPLE",
+        secretAccessKey: "secret-access-key",
+        sessionToken: "session",
+      };
+      const realtime = realtimeOf({ type: "iam", region: "eu-west-1", credentials }, {}, server.url + query);
+      const events = realtime.subscribe("subscription On($id: ID) { onPost(id: $id) { id } }", { id: "7" });
+      events.next();
+      await server.until(() => server.connections[0]?.live.size === 1, "the start");
+      assert.equal(server.connections[0]!.path, "/graphql/realtime" + query);
+      const graphql = new URL(server.url);
+      /** The Authorization header smithy computes for a POST of `body` to `path`, at the header's date. */
+      const smithy = async (path: string, body: string, sent: Record<string, string>) => {
+        const signer = new SignatureV4({
+          service: "appsync",
+          region: "eu-west-1",
+          credentials,
+          sha256: Hash.bind(null, "sha256"),
+          applyChecksum: false,
+        });
+        const date = sent["x-amz-date"]!.replace(
+          /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/,
+          "$1-$2-$3T$4:$5:$6Z",
+        );
+        const signed = await signer.sign({
+          method: "POST",
+          protocol: graphql.protocol,
+          hostname: graphql.hostname,
+          port: Number(graphql.port),
+          path,
+          query: query ? { stage: "prod" } : {},
+          headers: {
+            accept: sent.accept!,
+            "content-encoding": sent["content-encoding"]!,
+            "content-type": sent["content-type"]!,
+            host: graphql.host,
+          },
+          body,
+        }, { signingDate: new Date(date) });
+        return signed.headers.authorization;
+      };
+      const connect = server.connections[0]!.header!;
+      assert.equal(connect.authorization, await smithy("/graphql/connect", "{}", connect));
+      const start = startsOn(0)[0]!;
+      const authorization = start.payload.extensions.authorization;
+      assert.equal(authorization.authorization, await smithy("/graphql", start.payload.data, authorization));
+    });
+  }
 
   it("multiplexes two subscriptions on one socket, each with its own start and id", async () => {
     const realtime = realtimeOf();
@@ -293,10 +344,34 @@ describe("RealtimeClient", () => {
     await server.until(() => startsOn(0).length === 1, "the start");
     await events.return!();
     assert.deepEqual(await pending, { value: undefined, done: true });
+    // Another start, sent after return(): once it arrives, any stop sent at return() would have too.
+    realtime.subscribe("subscription { other }").next();
+    await server.until(() => startsOn(0).length === 2, "the other start");
     assert.equal(server.connections[0]!.received.some((m) => m.type === "stop"), false);
     server.ackHeld();
     await server.until(() => server.connections[0]!.received.some((m) => m.type === "stop"), "the late stop");
-    assert.equal(server.connections[0]!.live.size, 0);
+    const [first, other] = startsOn(0);
+    assert.equal(server.connections[0]!.received.find((m) => m.type === "stop")!.id, first!.id);
+    assert.deepEqual([...server.connections[0]!.live.keys()], [other!.id]);
+  });
+
+  it("never authorizes or starts a subscription ended before its document was ready", async () => {
+    let calls = 0;
+    const realtime = realtimeOf({ type: "userpool", jwtToken: () => `jwt-${++calls}` });
+    realtime.subscribe("subscription { first }").next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the first start");
+    assert.equal(calls, 2); // the socket's, the first start's
+    // Ended in the same tick, before its document is prepared (a microtask later), on a connected socket.
+    const early = realtime.subscribe("subscription { early }");
+    await early.return!();
+    const later = realtime.subscribe("subscription { later }");
+    later.next();
+    await server.until(() => server.connections[0]!.live.size === 2, "the later start");
+    assert.equal(calls, 3, "a getter was called for the ended subscription");
+    assert.deepEqual(startsOn(0).map((start) => JSON.parse(start.payload.data).query), [
+      "subscription { first }",
+      "subscription { later }",
+    ]);
   });
 
   it("never sends the start of a subscription ended before its socket was ready", async () => {
@@ -729,6 +804,168 @@ describe("RealtimeClient", () => {
     assert.equal(connection.live.size, 0);
     assert.equal(server.connections.length, 1);
   });
+
+  it("keeps a subscription whose start_ack came: its 15 s timer ends with the ack", async () => {
+    timers = clientTimers({ 15_000: 200 });
+    const events = realtimeOf().subscribe("subscription { onPost { id } }");
+    const next = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    await pause(400);
+    server.publish({ data: { n: 1 } });
+    assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+  });
+
+  it("clears the 15 s timer of a start left unanswered on a socket that is then lost", async () => {
+    server.behaviour.holdStartAcks = true;
+    timers = clientTimers({ 15_000: 300 });
+    const events = realtimeOf().subscribe("subscription { onPost { id } }");
+    const next = events.next();
+    await server.until(() => startsOn(0).length === 1, "the first start");
+    server.behaviour.holdStartAcks = false;
+    server.dropAll();
+    await server.until(() => server.connections[1]?.live.size === 1, "the start on the next socket");
+    await pause(500); // past the first start's timer, had it been left running
+    server.publish({ data: { n: 1 } });
+    assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+  });
+
+  describe("token getters that fail or hang", () => {
+    /** A user-pool getter whose answer to call `n` is `answers[n]` (a token by default). */
+    function getter(answers: Record<number, () => string | Promise<string>>) {
+      const counter = { calls: 0 };
+      const auth: AuthOptions = {
+        type: "userpool",
+        jwtToken: () => (answers[++counter.calls] ?? (() => `jwt-${counter.calls}`))(),
+      };
+      return { auth, counter };
+    }
+    const never = () => new Promise<string>(() => {});
+
+    it("the first socket's getter hangs: given up with the ack's timeout, and tried again", async () => {
+      timers = clientTimers({ 15_000: 200 });
+      const { auth, counter } = getter({ 1: never });
+      const states: ConnectionState[] = [];
+      const realtime = realtimeOf(auth, { onStateChange: (state: ConnectionState) => states.push(state) });
+      const next = realtime.subscribe("subscription { onPost { id } }").next();
+      await server.until(() => server.connections[0]?.live.size === 1, "the start");
+      server.publish({ data: { n: 1 } });
+      assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+      assert.equal(server.connections.length, 1); // the hung attempt opened no socket
+      assert.equal(counter.calls, 3); // the hung one, the socket's, the start's
+      assert.deepEqual(states, ["connecting", "connected"]);
+    });
+
+    it("a start's getter hangs: the subscription ends with ServiceAbortError (timeout), nothing started", async () => {
+      timers = clientTimers({ 15_000: 200 });
+      const { auth } = getter({ 2: never });
+      const next = realtimeOf(auth).subscribe("subscription { onPost { id } }").next();
+      await assert.rejects(within(next, "the timeout"), (error: unknown) => {
+        assert.ok(error instanceof ServiceAbortError, String(error));
+        assert.equal(error.reason, "timeout");
+        return true;
+      });
+      assert.equal(startsOn(0).length, 0);
+    });
+
+    it("a first start's getter throws: ServiceAuthError for that subscription, no start", async () => {
+      const { auth } = getter({
+        2: () => {
+          throw new Error("identity provider unreachable");
+        },
+      });
+      const next = realtimeOf(auth).subscribe("subscription { onPost { id } }").next();
+      await assert.rejects(within(next, "the auth error"), (error: unknown) => {
+        assert.ok(error instanceof ServiceAuthError, String(error));
+        return true;
+      });
+      assert.equal(startsOn(0).length, 0);
+    });
+
+    it("a start's getter still pending when its subscription ends: the start is never sent", async () => {
+      let release: (token: string) => void = () => {};
+      const { auth } = getter({ 2: () => new Promise<string>((resolve) => release = resolve) });
+      const realtime = realtimeOf(auth);
+      const events = realtime.subscribe("subscription { ended }");
+      events.next();
+      await server.until(() => server.connections[0]?.received.length === 1, "the connection_init");
+      await pause(50); // the ack, then the start's getter
+      await events.return!();
+      release("jwt-late");
+      realtime.subscribe("subscription { later }").next();
+      await server.until(() => server.connections[0]!.live.size === 1, "the later start");
+      assert.deepEqual(startsOn(0).map((start) => JSON.parse(start.payload.data).query), [
+        "subscription { later }",
+      ]);
+    });
+  });
+
+  it("gives up after five sockets without an ack: ServiceNetworkError, never 'reconnecting'", async () => {
+    // Not final (a final error ends at once): each socket is refused, and another tried.
+    server.behaviour.refuseConnect = () => ({
+      errors: [{ errorType: "LimitExceededError", message: "Slow down" }],
+    });
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
+    const next = realtime.subscribe("subscription { onPost { id } }").next();
+    await assert.rejects(within(next, "the give-up", 8_000), (error: unknown) => {
+      assert.ok(error instanceof ServiceNetworkError, String(error));
+      assert.equal(error.code, "NETWORK_ERROR");
+      return true;
+    });
+    assert.equal(server.connections.length, 5);
+    assert.deepEqual(states, ["connecting", "closed"]);
+    assert.equal(realtime.state, "closed");
+  });
+
+  it("backs off longer while sockets drop after their ack, and at once again after a keep-alive", async () => {
+    timers = clientTimers();
+    realtimeOf().subscribe("subscription { onPost { id } }").next();
+    for (let index = 0; index < 3; index++) {
+      await server.until(() => server.connections[index]?.live.size === 1, `the start on socket ${index}`);
+      if (index == 2) server.behaviour.keepAliveMs = 20; // from the fourth socket on
+      server.dropAll();
+    }
+    await server.until(() => (server.connections[3]?.kaSent ?? 0) > 1, "keep-alives on the fourth socket");
+    server.dropAll();
+    await server.until(() => server.connections[4]?.live.size === 1, "the start on the fifth socket");
+    // The waits before each new socket: a random half to whole of 250 ms, doubled after each loss.
+    const waits = timers.asked.filter((ms) => ms > 0 && ms < 1_000);
+    assert.equal(waits.length, 4, String(waits));
+    for (const [index, [low, high]] of [[125, 250], [250, 500], [500, 1_000], [125, 250]].entries()) {
+      assert.ok(waits[index]! >= low! && waits[index]! <= high!, `wait ${index}: ${waits[index]} ms`);
+    }
+  });
+
+  it(
+    "an onStateChange that throws stays out of the connection's way (the error is reported as uncaught)",
+    { skip: !("Deno" in globalThis) && "only Deno lets a test catch an uncaught error without failing" },
+    async () => {
+      const uncaught: unknown[] = [];
+      const onError = (event: ErrorEvent) => {
+        event.preventDefault();
+        uncaught.push(event.error);
+      };
+      globalThis.addEventListener("error", onError);
+      try {
+        const realtime = realtimeOf(undefined, {
+          onStateChange: () => {
+            throw new Error("a bug in the page");
+          },
+        });
+        const next = realtime.subscribe("subscription { onPost { id } }").next();
+        await server.until(() => server.connections[0]?.live.size === 1, "the start");
+        server.publish({ data: { n: 1 } });
+        assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+        await pause(0);
+        assert.deepEqual(uncaught.map((error) => (error as Error).message), [
+          "a bug in the page",
+          "a bug in the page",
+        ]);
+      } finally {
+        globalThis.removeEventListener("error", onError);
+      }
+    },
+  );
 
   it("clamps the service's keep-alive timeout to at least 60 s", async () => {
     timers = clientTimers();
