@@ -45,7 +45,7 @@ const MALFORMED = "Malformed message";
 const CAN_TERMINATE = typeof (await webSocketClass()).prototype.terminate == "function";
 
 /** A frame of the client's source or build on a stack: its timers are the ones {@link clientTimers} changes. */
-const FROM_CLIENT = /[/\\]src[/\\]realtime\.[cm]?[jt]s\b/;
+const FROM_CLIENT = /[/\\]src[/\\]realtime(_connection)?\.[cm]?[jt]s\b/;
 
 /** The client's timers during one test, as {@link clientTimers} replaced them. */
 interface ClientTimers {

@@ -1,0 +1,368 @@
+/**
+ * The connection behind a `RealtimeClient` (see `realtime.ts`, which documents the behaviour): one
+ * socket and its subscriptions, the protocol's messages, the watchdog, the backoff and the restarts.
+ * Internal: `realtime.ts` is the entry, and wraps what {@link connection} returns.
+ *
+ * @module
+ */
+
+import { checkVariables, serialize, watch } from "./call.ts";
+import { authorize, endpointOf, type ServiceClient } from "./client.ts";
+import { prepareDocument } from "./document.ts";
+import {
+  type GraphQLFormattedError,
+  isFormattedError,
+  ServiceAbortError,
+  ServiceGraphQLError,
+  ServiceNetworkError,
+} from "./errors.ts";
+import { requestConfig } from "./options.ts";
+import type { ConnectionState, RealtimeOptions, WebSocketConstructor, WebSocketLike } from "./realtime.ts";
+import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
+
+/** One subscription, as the connection knows it. */
+interface Subscription {
+  /** The `start` payload's `data`, once the document is ready. */
+  data?: string;
+  /**
+   * Whether the service acknowledged its `start` on the current socket: `false` once a socket was
+   * lost under it (its next `start` is a restart), `undefined` before.
+   */
+  acked?: boolean;
+  /** Ends it when its `start` stays unanswered. */
+  wait?: ReturnType<typeof setTimeout>;
+  /** Hands over an event's payload. */
+  receive(payload: Payload): void;
+  /** Ends it, with an error to throw; `quiet` when the service ended it already (no `stop`). */
+  end(error?: unknown, quiet?: boolean): void;
+}
+
+/** One socket, from its auth to its close. */
+interface Socket {
+  /** The socket; `terminate` is `ws`'s (Node 18 and 20), which ends it without the close handshake. */
+  ws?: WebSocketLike & { terminate?(): void; onclose?: unknown };
+  /** How long it may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
+  timeoutMs: number;
+}
+
+/** A message's payload, as the peer sent it: anything, read with `?.` only. */
+type Payload = { readonly [key: string]: unknown } | undefined;
+
+type Handlers = {
+  [K in "onopen" | "onmessage" | "onclose" | "onerror"]: (event: { data?: unknown }) => void;
+};
+
+/**
+ * How long the connection may wait for its `connection_ack`, and a `start` for its `start_ack`, as
+ * the official clients do.
+ */
+const ACK_TIMEOUT_MS = 15_000;
+/**
+ * The shortest keep-alive timeout taken from the service, as the official subscription link does: a
+ * `connectionTimeoutMs` of 1 (or below 0) would close each socket as it opens, and open the next.
+ */
+const MIN_TIMEOUT_MS = 60_000;
+/** The message of an error that came without one, or of an event that is not an object. */
+const MALFORMED = "Malformed message";
+/** The error codes and types after which reconnecting cannot help. */
+const FINAL = /^(40[013]|BadRequestException|UnauthorizedException)$/;
+/** The headers an iam `/connect` and `start` are signed with; sent for every mode. */
+const SIGNED_HEADERS = {
+  accept: "application/json, text/javascript",
+  "content-encoding": "amz-1.0",
+  "content-type": "application/json; charset=UTF-8",
+};
+
+/** What a `RealtimeClient` calls: its state, `close()` and `subscribe()`. */
+export interface Connection {
+  state(): ConnectionState;
+  close(): void;
+  subscribe(document: unknown, args: readonly unknown[]): AsyncIterableIterator<unknown>;
+}
+
+/** The socket and subscriptions of one `RealtimeClient`. */
+export function connection(client: ServiceClient, options: RealtimeOptions): Connection {
+  expectOptions(options, "options", ["webSocket", "authIn", "url", "onStateChange"]);
+  const graphql = endpointOf(client);
+  /** The GraphQL URL with `path` appended to its path (before its query, if it has one). */
+  const under = (path: string) => graphql.replace(/[?#]|$/, path + "$&");
+  const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
+  const webSocket = (options.webSocket ?? globalThis.WebSocket) as WebSocketConstructor;
+  const url: string = (options as RealtimeOptions).url ??
+    (/^https:\/\/\w+\.appsync-api\./i.test(graphql)
+      ? graphql.replace("appsync-api", "appsync-realtime-api")
+      : under("/realtime")).replace(/^http/i, "ws");
+  if (typeof webSocket != "function") {
+    throw invalidValue("webSocket", "a WebSocket constructor", webSocket);
+  }
+  if (authIn != "protocol" && authIn != "query") {
+    throw invalidValue("authIn", '"protocol" or "query"', authIn);
+  }
+  // As the WebSocket constructor checks it (a fragment, a bad port): it throws for what no retry mends.
+  let valid;
+  try {
+    valid = /^wss?:\/\/[^#]*$/i.test(url) && new URL(url);
+  } catch {
+    // refused below
+  }
+  if (!valid) throw invalidValue("url", "a ws: or wss: URL without a fragment", url);
+  if (onStateChange != null) expectFunction(onStateChange, "onStateChange");
+  const host = new URL(graphql).host;
+  const subscriptions = new Map<string, Subscription>();
+  let socket: Socket | undefined;
+  let state: ConnectionState = "closed";
+  /** The watchdog of the socket (from its auth to its ack, then between messages), or the backoff. */
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  /** Sockets opened since the last keep-alive: the backoff's exponent. */
+  let attempt = 0;
+  let ids = 0;
+
+  const setState = (next: ConnectionState) => {
+    if (state != next) {
+      state = next;
+      // In a microtask: a callback that throws stays out of the connection's way (reported as uncaught).
+      if (onStateChange) queueMicrotask(() => onStateChange(next));
+    }
+  };
+  /** The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL. */
+  const headers = async (path: string, body: string) => ({
+    ...await authorize(client, under(path), body, SIGNED_HEADERS),
+    host,
+  });
+  const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
+  /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
+  const rearm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(lost, socket!.timeoutMs);
+  };
+  const drop = () => {
+    clearTimeout(timer);
+    const ws = socket?.ws;
+    ws?.close();
+    // `ws` waits 30 s for a silent peer's close frame, and the process with it (Bun's too): it is cut
+    // after a second. The standard WebSocket has no such method: Deno's and Node 22+'s, closed towards
+    // a frozen peer, keep the process alive until the runtime gives up (over a minute on Node 22),
+    // which no option shortens.
+    if (ws?.readyState == 2 && ws.terminate) {
+      const cut = setTimeout(() => ws.terminate!(), 1_000);
+      ws.onclose = () => clearTimeout(cut);
+    }
+    socket = undefined;
+  };
+  /**
+   * The socket closed (`cause`: its close event) or went silent: open another while subscriptions
+   * live. Before any socket was acknowledged (still `connecting`), the fifth loss ends them: the URL,
+   * the server or the network is wrong, and the caller is told.
+   */
+  const lost = (cause?: unknown) => {
+    drop();
+    if (!subscriptions.size) return setState("closed");
+    if (state != "connecting") setState("reconnecting");
+    else if (attempt > 3) return end(new ServiceNetworkError(cause));
+    for (const subscription of subscriptions.values()) {
+      subscription.acked = false;
+      clearTimeout(subscription.wait);
+    }
+    timer = setTimeout(open, Math.min(5_000, 250 * 2 ** attempt++) * (0.5 + Math.random() / 2));
+  };
+  /** A connection error: final ones end every subscription, others reconnect. */
+  const failed = (payload: Payload) => {
+    const errors = errorsOf(payload);
+    if (errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!))) {
+      end(new ServiceGraphQLError(errors));
+    } else lost();
+  };
+  const end = (error?: unknown) => {
+    for (const subscription of subscriptions.values()) subscription.end(error, true);
+    clearTimeout(idle);
+    drop();
+    attempt = 0;
+    setState("closed");
+  };
+  const start = async (id: string, subscription: Subscription) => {
+    const current = socket;
+    // From the auth on: a getter may hang, and the socket may be alive while the service lost the `start`.
+    subscription.wait = setTimeout(
+      () => subscription.end(new ServiceAbortError("timeout"), true),
+      ACK_TIMEOUT_MS,
+    );
+    try {
+      const authorization = await headers("", subscription.data!);
+      if (socket == current && subscriptions.get(id) == subscription) {
+        send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
+      }
+    } catch (error) {
+      // A getter failing for a restart fails as the reconnect's own would: the socket is opened again.
+      if (subscription.acked == undefined) subscription.end(error, true);
+      else if (socket == current) lost();
+    }
+  };
+  const receive = (current: Socket, text: unknown) => {
+    let id, type, payload: Payload;
+    try {
+      // Not JSON, or null: ignored (any other value has no type, and does nothing but show life).
+      ({ id, type, payload } = JSON.parse(text as string));
+    } catch {
+      return;
+    }
+    const subscription = subscriptions.get(id);
+    rearm();
+    if (type == "connection_ack") {
+      // The service's timeout (the simulator spells it `connectionTimeout`), from a minute to what a
+      // timer can hold; 5 minutes when it is not a number.
+      current.timeoutMs = Math.max(
+        MIN_TIMEOUT_MS,
+        Math.min(MAX_TIMER_MS, (payload?.connectionTimeoutMs ?? payload?.connectionTimeout) as number),
+      ) || 300_000;
+      rearm();
+      setState("connected");
+      for (const [id, subscription] of subscriptions) if (subscription.data) start(id, subscription);
+    } else if (type == "start_ack") {
+      // A start_ack for a subscription ended before it came: stop it now.
+      if (subscription) {
+        subscription.acked = true;
+        clearTimeout(subscription.wait);
+      } else send({ id, type: "stop" });
+    } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
+    else if (type == "data") subscription?.receive(payload);
+    else if (type == "complete") subscription?.end(undefined, true);
+    else if (type == "error" && id) subscription?.end(new ServiceGraphQLError(errorsOf(payload)), true);
+    else if (type == "error" || type == "connection_error") failed(payload);
+  };
+  const open = async () => {
+    if (!subscriptions.size) return setState("closed");
+    const current: Socket = socket = { timeoutMs: ACK_TIMEOUT_MS };
+    if (state == "closed") setState("connecting");
+    // The auth counts against the ack's timeout: a getter that hangs is given up, and tried again.
+    rearm();
+    let header;
+    try {
+      header = btoa(JSON.stringify(await headers("/connect", "{}")));
+    } catch (error) {
+      // A getter failing for the first socket is the caller's to mend; while reconnecting, it most
+      // likely fails for the reason the socket was lost (the network), and is tried again.
+      return socket == current && (state == "connecting" ? end(error) : lost());
+    }
+    if (socket != current) return;
+    let ws;
+    try {
+      ws = current.ws = authIn == "query"
+        ? new webSocket(
+          `${url}${/\?/.test(url) ? "&" : "?"}header=${encodeURIComponent(header)}&payload=e30=`,
+          [
+            "graphql-ws",
+          ],
+        )
+        : new webSocket(url, [
+          "graphql-ws",
+          "header-" + header.replace(/=/g, "").replace(/\+/g, "-").replace(/\//g, "_"),
+        ]);
+    } catch (error) {
+      // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
+      // a bad argument, as a bad url option is. Its own error stays out: it may quote the URL.
+      return end(
+        invalid(
+          "The WebSocket constructor threw a " + (error as Error)?.name,
+        ),
+      );
+    }
+    Object.assign(
+      ws,
+      {
+        onopen: () => socket == current && send({ type: "connection_init" }),
+        onmessage: (event) => socket == current && receive(current, event.data),
+        onclose: (event) => socket == current && lost(event),
+        onerror: () => {},
+      } satisfies Handlers,
+    );
+  };
+
+  return {
+    state: () => state,
+    close: () => end(),
+    subscribe(document: unknown, [variables, options]: readonly unknown[]): AsyncIterableIterator<unknown> {
+      const id = String(++ids);
+      const queue: unknown[] = [];
+      const waiting: (() => void)[] = [];
+      let ended = false;
+      let failure: unknown;
+      let signal: AbortSignal | undefined;
+      let unwatch: (() => void) | void;
+      const subscription: Subscription = {
+        receive(payload) {
+          if (!isObject(payload) || [payload.errors ?? []].flat().length) {
+            return subscription.end(new ServiceGraphQLError(errorsOf(payload), payload?.data));
+          }
+          queue.push(payload.data);
+          waiting.splice(0).forEach((wake) => wake());
+        },
+        end(error, quiet) {
+          if (ended) return;
+          [ended, failure] = [true, error];
+          unwatch?.();
+          clearTimeout(subscription.wait);
+          if (subscriptions.get(id) == subscription) {
+            subscriptions.delete(id);
+            if (!quiet && subscription.acked) send({ id, type: "stop" });
+            if (!subscriptions.size) {
+              clearTimeout(idle);
+              idle = setTimeout(() => subscriptions.size || end(), socket ? 1_000 : 0);
+            }
+          }
+          waiting.splice(0).forEach((wake) => wake());
+        },
+      };
+      const iterator: AsyncIterableIterator<unknown> = {
+        async next() {
+          while (!queue.length && !ended) await new Promise<void>((wake) => waiting.push(wake));
+          if (queue.length) return { value: queue.shift(), done: false };
+          const error = failure;
+          failure = undefined;
+          if (error) throw error;
+          return { value: undefined, done: true };
+        },
+        return() {
+          queue.length = 0;
+          subscription.end();
+          return Promise.resolve({ value: undefined, done: true });
+        },
+        [Symbol.asyncIterator]: () => iterator,
+      };
+      try {
+        expectOptions(options ?? {}, "subscribe options", ["signal"]);
+        // The checks of request(): the same signals and variables are refused, with the same words.
+        signal = requestConfig(options ?? undefined).signal;
+        checkVariables(variables);
+        subscriptions.set(id, subscription); // a pending idle close sees it, and leaves the socket open
+        // One listener per signal, however many subscriptions share it (Node warns past 10).
+        if (signal) unwatch = watch(signal, subscription.end);
+        Promise.resolve(prepareDocument(document)).then((prepared) => {
+          subscription.data = serialize(prepared, variables, undefined);
+          if (ended) return;
+          if (!socket) open();
+          else if (state == "connected") start(id, subscription);
+        }).catch((error) => subscription.end(error, true));
+      } catch (error) {
+        subscription.end(error, true);
+      }
+      return iterator;
+    },
+  };
+}
+
+/**
+ * The errors of a payload: a list, or one object (as `MaxSubscriptionsReachedError` has it). An
+ * error without a message gets {@link MALFORMED} (its `errorType` and `errorCode` are kept); what is
+ * not a formatted error even so is left out; with none left, one error says the message was malformed.
+ */
+function errorsOf(payload: Payload): (GraphQLFormattedError & { errorCode?: unknown })[] {
+  const errors = [payload?.errors].flat().filter(isObject).map((error) => ({ message: MALFORMED, ...error }))
+    .filter(isFormattedError);
+  return errors.length ? errors : [{ message: MALFORMED }];
+}
+
+/** Throws unless `value` is a function. */
+export function expectFunction(value: unknown, field: string): void {
+  if (typeof value != "function") throw invalidValue(field, "a function", value);
+}
