@@ -330,9 +330,10 @@ export class ServiceNetworkError extends ServiceError {
   /**
    * Creates the error from the runtime's fetch error.
    *
-   * @param cause The runtime's error.
+   * @param cause The runtime's error (none when a WebSocket could not connect: its close event says
+   * nothing more, and its socket may hold credentials in its URL).
    */
-  constructor(cause: unknown) {
+  constructor(cause?: unknown) {
     super("NETWORK_ERROR", "Network request failed", { cause });
     // Bun prints a cause's own fields, where its `path` holds the URL, query included: they stay
     // readable, behind getters as the server's data are.

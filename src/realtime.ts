@@ -13,7 +13,8 @@
  * reason the socket was lost). Errors the service calls final (codes 400, 401, 403,
  * `UnauthorizedException`, `BadRequestException`), a getter that fails for the first socket, a
  * WebSocket constructor that throws, and a fifth socket lost before any was acknowledged (a wrong URL,
- * a server that refuses, no network: `ServiceNetworkError`) end the subscriptions instead. A `start`
+ * a server that refuses, no network: `ServiceNetworkError`, or the server's own error if it sent one)
+ * end the subscriptions instead; a getter that fails for a later one of those sockets counts as a loss. A `start`
  * left unanswered for 15 s, its auth included, ends its subscription. The service's
  * keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is checked: one
  * that is not an object is ignored, and errors without a message still end what they concern with a
@@ -231,7 +232,8 @@ export class RealtimeClient {
    * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription, or with the
    * reason `"timeout"` when the service leaves its `start` unanswered for 15 s.
    * @throws {ServiceNetworkError} From the iterator, when five sockets in a row were lost before any
-   * was acknowledged (a wrong URL, a server that refuses the socket, no network).
+   * was acknowledged (a wrong URL, a server that refuses the socket, no network); a
+   * `ServiceGraphQLError` when the server refused the last of them with its own error.
    * @throws {ServiceAuthError} From the iterator, when a token getter or credentials provider fails
    * for the first socket or the subscription's first `start` (while reconnecting, it is retried).
    * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option, or a

@@ -151,15 +151,16 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     socket = undefined;
   };
   /**
-   * The socket closed (`cause`: its close event) or went silent: open another while subscriptions
-   * live. Before any socket was acknowledged (still `connecting`), the fifth loss ends them: the URL,
-   * the server or the network is wrong, and the caller is told.
+   * The socket closed, went silent or was refused (`error`: the server's words, if it sent any): open
+   * another while subscriptions live. Before any socket was acknowledged (still `connecting`), the
+   * fifth loss ends them: the URL, the server or the network is wrong, and the caller is told. (Not
+   * with the close event, whose socket may hold credentials in its URL.)
    */
-  const lost = (cause?: unknown) => {
+  const lost = (error?: unknown) => {
     drop();
     if (!subscriptions.size) return setState("closed");
     if (state != "connecting") setState("reconnecting");
-    else if (attempt > 3) return end(new ServiceNetworkError(cause));
+    else if (attempt > 3) return end(error ?? new ServiceNetworkError());
     for (const subscription of subscriptions.values()) {
       subscription.acked = false;
       clearTimeout(subscription.wait);
@@ -171,17 +172,17 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     const errors = errorsOf(payload);
     if (errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!))) {
       end(new ServiceGraphQLError(errors));
-    } else lost();
+    } else lost(new ServiceGraphQLError(errors));
   };
   const end = (error?: unknown) => {
     for (const subscription of subscriptions.values()) subscription.end(error, true);
     clearTimeout(idle);
     drop();
-    attempt = 0;
     setState("closed");
   };
   const start = async (id: string, subscription: Subscription) => {
     const current = socket;
+    const live = () => socket == current && subscriptions.get(id) == subscription;
     // From the auth on: a getter may hang, and the socket may be alive while the service lost the `start`.
     subscription.wait = setTimeout(
       () => subscription.end(new ServiceAbortError("timeout"), true),
@@ -189,13 +190,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     );
     try {
       const authorization = await headers("", subscription.data!);
-      if (socket == current && subscriptions.get(id) == subscription) {
+      if (live()) {
         send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
       }
     } catch (error) {
-      // A getter failing for a restart fails as the reconnect's own would: the socket is opened again.
+      // A getter failing for a restart fails as the reconnect's own would: the socket is opened again
+      // (unless the subscription has ended since: the socket is then the others').
       if (subscription.acked == undefined) subscription.end(error, true);
-      else if (socket == current) lost();
+      else if (live()) lost();
     }
   };
   const receive = (current: Socket, text: unknown) => {
@@ -233,16 +235,19 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const open = async () => {
     if (!subscriptions.size) return setState("closed");
     const current: Socket = socket = { timeoutMs: ACK_TIMEOUT_MS };
-    if (state == "closed") setState("connecting");
+    if (state == "closed") {
+      attempt = 0;
+      setState("connecting");
+    }
     // The auth counts against the ack's timeout: a getter that hangs is given up, and tried again.
     rearm();
     let header;
     try {
       header = btoa(JSON.stringify(await headers("/connect", "{}")));
     } catch (error) {
-      // A getter failing for the first socket is the caller's to mend; while reconnecting, it most
-      // likely fails for the reason the socket was lost (the network), and is tried again.
-      return socket == current && (state == "connecting" ? end(error) : lost());
+      // A getter failing for the first socket is the caller's to mend; for a later one, it most likely
+      // fails for the reason the socket before it was lost (the network), and is tried again.
+      return socket == current && (attempt ? lost() : end(error));
     }
     if (socket != current) return;
     let ws;
@@ -272,7 +277,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       {
         onopen: () => socket == current && send({ type: "connection_init" }),
         onmessage: (event) => socket == current && receive(current, event.data),
-        onclose: (event) => socket == current && lost(event),
+        onclose: () => socket == current && lost(),
         onerror: () => {},
       } satisfies Handlers,
     );

@@ -57,16 +57,16 @@ interface ClientTimers {
 
 /**
  * Replaces the global timers until `restore()`: a timer the client sets with a delay found in
- * `sooner` runs after the delay given there instead; every other timer (the tests', the server's, the
- * runtime's) is left alone.
+ * `sooner` (or, for a function, any delay) runs after the delay it gives instead; every other timer
+ * (the tests', the server's, the runtime's) is left alone.
  */
-function clientTimers(sooner: Record<number, number> = {}): ClientTimers {
+function clientTimers(sooner: Record<number, number> | ((ms: number) => number) = {}): ClientTimers {
   const { setTimeout: set } = globalThis;
   const asked: number[] = [];
   globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => {
     if (FROM_CLIENT.test(new Error().stack ?? "")) {
       asked.push(ms);
-      ms = sooner[ms] ?? ms;
+      ms = typeof sooner == "function" ? sooner(ms) : sooner[ms] ?? ms;
     }
     return set(callback, ms, ...args);
   }) as typeof setTimeout;
@@ -899,22 +899,120 @@ describe("RealtimeClient", () => {
     });
   });
 
-  it("gives up after five sockets without an ack: ServiceNetworkError, never 'reconnecting'", async () => {
+  it("gives up after five sockets refused before an ack, with the server's words, never 'reconnecting'", async () => {
     // Not final (a final error ends at once): each socket is refused, and another tried.
     server.behaviour.refuseConnect = () => ({
       errors: [{ errorType: "LimitExceededError", message: "Slow down" }],
     });
+    timers = clientTimers((ms) => ms < 5_000 && ms != 1_000 ? 5 : ms); // the backoff's waits
     const states: ConnectionState[] = [];
     const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
     const next = realtime.subscribe("subscription { onPost { id } }").next();
-    await assert.rejects(within(next, "the give-up", 8_000), (error: unknown) => {
-      assert.ok(error instanceof ServiceNetworkError, String(error));
-      assert.equal(error.code, "NETWORK_ERROR");
+    await assert.rejects(within(next, "the give-up"), (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError, String(error));
+      assert.equal(error.message, "LimitExceededError: Slow down");
       return true;
     });
     assert.equal(server.connections.length, 5);
     assert.deepEqual(states, ["connecting", "closed"]);
     assert.equal(realtime.state, "closed");
+  });
+
+  it("gives up after five sockets that cannot connect: ServiceNetworkError, without the URL's credentials", async () => {
+    // A port nothing listens on: each socket closes at once (a wrong URL, a server down, no network).
+    const { createServer } = await import("node:net");
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    timers = clientTimers((ms) => ms < 5_000 && ms != 1_000 ? 5 : ms);
+    const realtime = realtimeOf(undefined, {
+      authIn: "query",
+      url: `ws://127.0.0.1:${port}/graphql/realtime`,
+    });
+    const error = await within(realtime.subscribe("subscription { a }").next(), "the give-up").then(
+      () => assert.fail("resolved"),
+      (error: unknown) => error,
+    );
+    assert.ok(error instanceof ServiceNetworkError, String(error));
+    assert.equal(error.code, "NETWORK_ERROR");
+    // The socket's URL held the key (authIn: "query"): the error holds no socket and no close event.
+    assert.equal(error.cause, undefined);
+    assert.doesNotMatch(JSON.stringify(error) + String(error) + error.stack, /header=|da2-/);
+    assert.equal(realtime.state, "closed");
+  });
+
+  it("keeps reconnecting past five losses once connected, and starts over after close()", async () => {
+    timers = clientTimers((ms) => ms < 5_000 && ms != 1_000 ? 5 : ms);
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
+    const first = realtime.subscribe("subscription { onPost { id } }");
+    const next = first.next();
+    for (let index = 0; index < 6; index++) {
+      await server.until(() => server.connections[index]?.live.size === 1, `the start on socket ${index}`);
+      server.dropAll();
+    }
+    await server.until(() => server.connections[6]?.live.size === 1, "the start on the seventh socket");
+    server.publish({ data: { n: 1 } });
+    assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+    assert.equal(states.includes("closed"), false);
+    // A new run after close() starts with a fresh count: one refused socket does not end it.
+    realtime.close();
+    server.behaviour.refuseConnect = (connection) =>
+      connection === server.connections[7]
+        ? { errors: [{ errorType: "LimitExceededError", message: "Slow down" }] }
+        : undefined;
+    const again = realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[8]?.live.size === 1, "the start after one refusal");
+    server.publish({ data: { n: 2 } });
+    assert.deepEqual(await within(again, "the event after close()"), { value: { n: 2 }, done: false });
+  });
+
+  it("a getter failing for a later socket before any ack is retried, not final", async () => {
+    server.behaviour.refuseConnect = (connection) =>
+      connection === server.connections[0]
+        ? { errors: [{ errorType: "LimitExceededError", message: "Slow down" }] }
+        : undefined;
+    let calls = 0;
+    const auth: AuthOptions = {
+      type: "userpool",
+      jwtToken: () => {
+        if (++calls == 2) throw new Error("identity provider unreachable"); // the second socket's
+        return `jwt-${calls}`;
+      },
+    };
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(auth, { onStateChange: (state: ConnectionState) => states.push(state) });
+    const next = realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[1]?.live.size === 1, "the start on the second socket");
+    server.publish({ data: { n: 1 } });
+    assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+    assert.deepEqual(states, ["connecting", "connected"]);
+  });
+
+  it("a restart's getter failing after its subscription ended leaves the others' socket alone", async () => {
+    let fail: (error: Error) => void = () => {};
+    let calls = 0;
+    const auth: AuthOptions = {
+      type: "userpool",
+      // 1: the first socket, 2 and 3: the starts, 4: the second socket, 5: A's restart.
+      jwtToken: () => ++calls == 5 ? new Promise<string>((_, reject) => fail = reject) : `jwt-${calls}`,
+    };
+    const realtime = realtimeOf(auth);
+    const a = realtime.subscribe("subscription { a }");
+    a.next();
+    const b = realtime.subscribe("subscription { b }");
+    const nextB = b.next();
+    await server.until(() => server.connections[0]?.live.size === 2, "both starts");
+    server.dropAll();
+    await server.until(() => server.connections[1]?.live.size === 1, "B's restart");
+    await a.return!();
+    fail(new Error("identity provider unreachable"));
+    await pause(100);
+    assert.equal(server.connections[1]!.closed, false, "the socket was dropped");
+    assert.equal(realtime.state, "connected");
+    server.publish({ data: { b: 1 } });
+    assert.deepEqual(await within(nextB, "B's event"), { value: { b: 1 }, done: false });
   });
 
   it("backs off longer while sockets drop after their ack, and at once again after a keep-alive", async () => {
