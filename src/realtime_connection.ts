@@ -139,6 +139,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const drop = () => {
     clearTimeout(timer);
     const ws = socket?.ws;
+    // Forgotten first: closing may fire its handlers at once (Node 22's fires `error` again), and they
+    // then belong to no socket.
+    socket = undefined;
     ws?.close();
     // `ws` waits 30 s for a silent peer's close frame, and the process with it (Bun's too): it is cut
     // after a second. The standard WebSocket has no such method: Deno's and Node 22+'s, closed towards
@@ -148,7 +151,6 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const cut = setTimeout(() => ws.terminate!(), 1_000);
       ws.onclose = () => clearTimeout(cut);
     }
-    socket = undefined;
   };
   /**
    * The socket closed, went silent or was refused (`error`: the server's words, if it sent any): open
@@ -278,7 +280,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         onopen: () => socket == current && send({ type: "connection_init" }),
         onmessage: (event) => socket == current && receive(current, event.data),
         onclose: () => socket == current && lost(),
-        onerror: () => {},
+        // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
+        onerror: () => socket == current && lost(),
       } satisfies Handlers,
     );
   };
