@@ -1,8 +1,8 @@
 /**
  * A local real-time server for the tests: the service's WebSocket protocol as its guide describes it
  * ("Building a real-time WebSocket client"), on `node:http` with the WebSocket handshake and framing
- * written out (RFC 6455, text frames only), so that it runs unchanged under Deno, Node and Bun on
- * 127.0.0.1, port 0.
+ * of `_websocket.ts` (RFC 6455, text frames only), so that it runs unchanged under Deno, Node and Bun
+ * on 127.0.0.1, port 0.
  *
  * What it does by default: requires the subprotocol `graphql-ws`; reads the auth header object from a
  * `header-…` subprotocol or the `header` query parameter; answers `connection_init` with
@@ -13,10 +13,9 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { Buffer } from "node:buffer";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { acceptWebSockets } from "./_websocket.ts";
 
 /** A message of the protocol, as JSON. */
 // deno-lint-ignore no-explicit-any
@@ -80,71 +79,37 @@ export interface RealtimeServer {
   close(): Promise<void>;
 }
 
-const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-
 /** Starts a server on 127.0.0.1, port 0. */
 export async function startRealtimeServer(): Promise<RealtimeServer> {
   const connections: Connection[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<ReturnType<typeof setInterval>>();
   const held: [Connection, string][] = [];
   const waiters = new Set<() => void>();
   const changed = () => waiters.forEach((check) => check());
   const behaviour: Behaviour = { ackPayload: { connectionTimeoutMs: 300_000 }, holdStartAcks: false };
 
   const server = createServer((_request, response) => response.writeHead(404).end());
-  server.on("upgrade", (request: IncomingMessage, socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
-    const protocols = String(request.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim())
-      .filter(Boolean);
-    const query = new URL(request.url ?? "/", "http://x").searchParams.get("header");
-    const fromProtocol = protocols.find((p) => p.startsWith("header-"))?.slice(7);
-    const encoded = fromProtocol ?? query;
-    const header = encoded
-      ? JSON.parse(Buffer.from(encoded.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString())
-      : undefined;
-    const key = String(request.headers["sec-websocket-key"]);
-    const accept = createHash("sha1").update(key + GUID).digest("base64");
-    socket.write(
-      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-        `Sec-WebSocket-Accept: ${accept}\r\n` +
-        (protocols.includes("graphql-ws") ? "Sec-WebSocket-Protocol: graphql-ws\r\n" : "") + "\r\n",
-    );
+  const peers = acceptWebSockets(server, (peer) => {
     const connection: Connection = {
-      path: request.url ?? "/",
-      protocols,
-      header,
+      path: peer.path,
+      protocols: peer.protocols,
+      header: peer.header,
       received: [],
       live: new Map(),
       closed: false,
       ended: false,
       kaSent: 0,
       send: (message) => connection.sendText(JSON.stringify(message)),
-      sendText: (text) => !connection.closed && socket.write(frame(1, Buffer.from(text))),
-      destroy: () => socket.destroy(),
+      sendText: (text) => !connection.closed && peer.sendText(text),
+      destroy: () => peer.destroy(),
     };
     connections.push(connection);
-    let keepAlive: ReturnType<typeof setInterval> | undefined;
-    socket.on("end", () => {
-      connection.ended = true;
-      changed();
-    });
-    socket.on("close", () => {
-      connection.closed = connection.ended = true;
-      clearInterval(keepAlive);
-      timers.delete(keepAlive!);
-      changed();
-    });
-    if (!protocols.includes("graphql-ws")) {
+    const refused = !peer.protocols.includes("graphql-ws");
+    if (refused) {
       connection.send({
         type: "connection_error",
         payload: { errors: [{ errorType: "SubProtocolNotSupportedError" }] },
       });
-      socket.end(frame(8, Buffer.from([0x03, 0xea])));
-      changed();
-      return;
+      peer.close(1002);
     }
     const onMessage = (message: Message) => {
       connection.received.push(message);
@@ -152,16 +117,15 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
         const refusal = behaviour.refuseConnect?.(connection);
         if (refusal) {
           connection.send({ type: "connection_error", payload: refusal });
-          socket.end(frame(8, Buffer.from([0x03, 0xe8])));
+          peer.close(1000);
         } else {
           connection.send({ type: "connection_ack", payload: behaviour.ackPayload });
           if (behaviour.keepAliveMs) {
-            keepAlive = setInterval(() => {
+            peer.every(behaviour.keepAliveMs, () => {
               connection.send({ type: "ka" });
               connection.kaSent++;
               changed();
-            }, behaviour.keepAliveMs);
-            timers.add(keepAlive);
+            });
           }
         }
       } else if (message.type === "start") {
@@ -185,18 +149,20 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
       }
       changed();
     };
-    let buffered = Buffer.alloc(0);
-    socket.on("data", (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      for (let parsed; (parsed = unframe(buffered));) {
-        buffered = buffered.subarray(parsed.length);
-        if (parsed.opcode === 1) onMessage(JSON.parse(parsed.payload.toString()));
-        else if (parsed.opcode === 8) {
-          if (!behaviour.ignoreClose) socket.end(frame(8, parsed.payload.subarray(0, 2)));
-        } else if (parsed.opcode === 9) socket.write(frame(10, parsed.payload));
-      }
-    });
     changed();
+    return {
+      // A socket refused for its subprotocol is not listened to.
+      text: (text) => refused || onMessage(JSON.parse(text)),
+      closeFrame: () => !behaviour.ignoreClose,
+      end() {
+        connection.ended = true;
+        changed();
+      },
+      closed() {
+        connection.closed = connection.ended = true;
+        changed();
+      },
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -229,42 +195,10 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
         verify();
       });
     },
-    dropAll() {
-      for (const socket of sockets) socket.destroy();
-    },
+    dropAll: peers.dropAll,
     close() {
-      for (const timer of timers) clearInterval(timer);
-      for (const socket of sockets) socket.destroy();
+      peers.close();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** A server frame (never masked). */
-function frame(opcode: number, payload: Buffer): Buffer {
-  const length = payload.length;
-  const head = Buffer.alloc(length < 126 ? 2 : length < 65_536 ? 4 : 10);
-  head[0] = 0x80 | opcode;
-  if (length < 126) head[1] = length;
-  else if (length < 65_536) [head[1], head[2], head[3]] = [126, length >> 8, length & 255];
-  else {
-    head[1] = 127;
-    head.writeBigUInt64BE(BigInt(length), 2);
-  }
-  return Buffer.concat([head, payload]);
-}
-
-/** The first whole client frame of `data` (masked, as clients send them), or undefined. */
-function unframe(data: Buffer): { opcode: number; payload: Buffer; length: number } | undefined {
-  if (data.length < 2) return undefined;
-  let length = data[1]! & 127;
-  let offset = 2;
-  if (length === 126) [length, offset] = [data.readUInt16BE(2), 4];
-  else if (length === 127) [length, offset] = [Number(data.readBigUInt64BE(2)), 10];
-  const masked = (data[1]! & 128) !== 0;
-  const start = offset + (masked ? 4 : 0);
-  if (data.length < start + length) return undefined;
-  const payload = Buffer.from(data.subarray(start, start + length));
-  if (masked) { for (let i = 0; i < length; i++) payload[i]! ^= data[offset + (i & 3)]!; }
-  return { opcode: data[0]! & 15, payload, length: start + length };
 }
