@@ -15,7 +15,7 @@
 
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { acceptWebSockets } from "./_websocket.ts";
+import { acceptWebSockets, refuseWithoutGraphqlWs, waiters } from "./_websocket.ts";
 
 /** A message of the protocol, as JSON. */
 // deno-lint-ignore no-explicit-any
@@ -83,8 +83,7 @@ export interface RealtimeServer {
 export async function startRealtimeServer(): Promise<RealtimeServer> {
   const connections: Connection[] = [];
   const held: [Connection, string][] = [];
-  const waiters = new Set<() => void>();
-  const changed = () => waiters.forEach((check) => check());
+  const { changed, until } = waiters();
   const behaviour: Behaviour = { ackPayload: { connectionTimeoutMs: 300_000 }, holdStartAcks: false };
 
   const server = createServer((_request, response) => response.writeHead(404).end());
@@ -103,14 +102,7 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
       destroy: () => peer.destroy(),
     };
     connections.push(connection);
-    const refused = !peer.protocols.includes("graphql-ws");
-    if (refused) {
-      connection.send({
-        type: "connection_error",
-        payload: { errors: [{ errorType: "SubProtocolNotSupportedError" }] },
-      });
-      peer.close(1002);
-    }
+    const refused = refuseWithoutGraphqlWs(peer);
     const onMessage = (message: Message) => {
       connection.received.push(message);
       if (message.type === "connection_init") {
@@ -179,22 +171,7 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
     ackHeld() {
       for (const [connection, id] of held.splice(0)) connection.send({ type: "start_ack", id });
     },
-    until(check, what) {
-      return new Promise((resolve, reject) => {
-        const verify = () => {
-          if (!check()) return;
-          waiters.delete(verify);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(verify);
-          reject(new Error(`Timed out waiting for ${what}`));
-        }, 5_000);
-        waiters.add(verify);
-        verify();
-      });
-    },
+    until,
     dropAll: peers.dropAll,
     close() {
       peers.close();

@@ -12,14 +12,33 @@
  * `UnauthorizedException`, 403 `InvalidSignatureException`. Tests can add routes (a path under the
  * same server) to misbehave on purpose, and read the log of what was received.
  *
+ * Subscriptions: the service's real-time protocol on the same port, at `/graphql/realtime` (the
+ * WebSocket of `_websocket.ts`). The socket's auth header object (`header-` subprotocol or `header`
+ * query parameter) is checked as a request's headers are (iam: the signature of `POST /graphql/connect`
+ * with body `{}`), and each `start`'s `extensions.authorization` too (iam: `POST /graphql` with its
+ * `data` as the body); a refusal is an `UnauthorizedException`. A `start` must hold a valid
+ * subscription of the schema. Each `addPost` sent over HTTP is an `onPost` event to every live
+ * subscription (its document executed with the post as the root value). `ka` every 60 s.
+ *
  * @module
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
-import { buildSchema, graphql, type GraphQLError } from "graphql";
+import {
+  buildSchema,
+  type DocumentNode,
+  execute,
+  type ExecutionResult,
+  getOperationAST,
+  graphql,
+  type GraphQLError,
+  parse,
+  validate,
+} from "graphql";
 import { API_KEY, CREDENTIALS, LAMBDA_TOKEN, OIDC_JWT, REGION, USERPOOL_JWT } from "./_fixtures.ts";
+import { acceptWebSockets, type Peer, refuseWithoutGraphqlWs, waiters } from "./_websocket.ts";
 
 /** A request as the endpoint received it. */
 export interface ReceivedRequest {
@@ -65,7 +84,13 @@ export interface Endpoint {
   readonly apiKeys: Set<string>;
   /** The endpoint's clock offset; settable. */
   clockOffsetMs: number;
-  /** Stops the endpoint and drops keep-alive connections. */
+  /** The real-time URL, `ws://127.0.0.1:PORT/graphql/realtime`. */
+  readonly realtimeUrl: string;
+  /** How many real-time subscriptions are live (acknowledged, not stopped), over every socket. */
+  readonly liveSubscriptions: number;
+  /** Resolves once `check()` holds, checked after each real-time message; rejects after 5 s. */
+  until(check: () => boolean, what: string): Promise<void>;
+  /** Stops the endpoint, drops keep-alive connections and closes the real-time sockets. */
   close(): Promise<void>;
 }
 
@@ -79,12 +104,23 @@ class TypedError extends Error {
   }
 }
 
-const posts = [
+interface Post {
+  id: string;
+  title: string;
+  content: string | null;
+  author: { name: string } | null;
+}
+
+const posts: Post[] = [
   { id: "1", title: "Hello", content: "First post", author: { name: "Ada" } },
   { id: "2", title: "Héllo wörld ✓", content: null, author: null },
 ];
 
-function rootValue(mode: string) {
+/** How often a real-time socket is sent `ka`. */
+const KEEP_ALIVE_MS = 60_000;
+
+/** The root value of an HTTP request accepted in `mode`; `added` publishes what `addPost` adds. */
+function rootValue(mode: string, added: (post: Post) => void) {
   return {
     hello: () => "world",
     echo: ({ message }: { message: string }) => message,
@@ -98,13 +134,19 @@ function rootValue(mode: string) {
       await new Promise((resolve) => setTimeout(resolve, ms));
       return `waited ${ms}`;
     },
-    addPost: ({ title, content }: { title: string; content?: string }) => ({
-      id: String(posts.length + 1),
-      title,
-      content: content ?? null,
-      author: null,
-    }),
+    addPost: ({ title, content }: { title: string; content?: string }) => {
+      const post = { id: String(posts.length + 1), title, content: content ?? null, author: null };
+      added(post);
+      return post;
+    },
   };
+}
+
+/** An execution's result as the service sends it: `data`, and `errors` when there are some. */
+function formatResult(result: ExecutionResult): Record<string, unknown> {
+  const body: Record<string, unknown> = { data: result.data ?? null };
+  if (result.errors?.length) body.errors = result.errors.map(formatError);
+  return body;
 }
 
 function formatError(error: GraphQLError) {
@@ -134,6 +176,16 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
   const requests: ReceivedRequest[] = [];
   const apiKeys = new Set([API_KEY]);
   let clockOffsetMs = options.clockOffsetMs ?? 0;
+  const { changed, until } = waiters();
+  const sockets = new Set<RealtimeSocket>();
+  const added = (post: Post) => sockets.forEach((socket) => socket.publish(post));
+  const context = {
+    apiKeys,
+    get clockOffsetMs() {
+      return clockOffsetMs;
+    },
+    added,
+  };
 
   const server = createServer(async (req, res) => {
     res.setHeader("access-control-allow-origin", "*");
@@ -156,7 +208,7 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
     requests.push(request);
     const name = request.path.replace(/^\/|\/?graphql$/g, "");
     const route = routes.get(name);
-    const pass = (offset = clockOffsetMs) => answer(request, res, { apiKeys, clockOffsetMs: offset });
+    const pass = (offset = clockOffsetMs) => answer(request, res, { ...context, clockOffsetMs: offset });
     try {
       if (route) return await route.handler(request, res, ++route.count, pass);
       if (request.path !== "/graphql") return send(res, 404, { message: "Not found" });
@@ -166,6 +218,21 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
       else res.destroy();
     }
   });
+  const peers = acceptWebSockets(
+    server,
+    (peer) => {
+      const socket = realtime(peer, context, changed);
+      sockets.add(socket);
+      return {
+        text: socket.text,
+        closed() {
+          sockets.delete(socket);
+          changed();
+        },
+      };
+    },
+    (request) => (request.url ?? "").split("?")[0] === "/graphql/realtime",
+  );
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
@@ -182,12 +249,169 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
     set clockOffsetMs(value: number) {
       clockOffsetMs = value;
     },
+    realtimeUrl: `${base.replace(/^http/, "ws")}/graphql/realtime`,
+    get liveSubscriptions() {
+      return [...sockets].reduce((count, socket) => count + socket.live.size, 0);
+    },
+    until,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        peers.close();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections?.();
       }),
   };
+}
+
+/** A live subscription: runs its document for a post (`null` for the check of its start). */
+type Run = (post: Post | null) => Promise<ExecutionResult>;
+
+/** The real-time protocol on one socket. */
+interface RealtimeSocket {
+  /** The live subscriptions, by id. */
+  readonly live: Map<string, Run>;
+  /** Sends each live subscription its `onPost` event of `post`. */
+  publish(post: Post): void;
+  /** Receives a text frame. */
+  text(text: string): void;
+}
+
+/** A message of the real-time protocol, as received: anything, read with `?.` only. */
+// deno-lint-ignore no-explicit-any
+type Message = Record<string, any> | null;
+
+/**
+ * The real-time protocol on one socket: its auth header object checked as `POST /graphql/connect`
+ * with body `{}`, and refused at its first message; then `connection_init`, `start` and `stop`
+ * answered in the order they came (each waits for the one before: a `start`'s auth takes a while).
+ */
+function realtime(peer: Peer, context: AnswerContext, changed: () => void): RealtimeSocket {
+  const live = new Map<string, Run>();
+  const send = (message: Message) => peer.sendText(JSON.stringify(message));
+  if (refuseWithoutGraphqlWs(peer)) return { live, publish: () => {}, text: () => {} };
+  const connected = authenticate(socketRequest(peer, "/connect", peer.header, "{}"), context);
+  let state: "new" | "acked" | "refused" = "new";
+  let queue = Promise.resolve();
+  const receive = async (message: Message) => {
+    const mode = await connected;
+    if (state === "refused") return;
+    if (typeof mode !== "string") {
+      state = "refused";
+      send({ type: "connection_error", payload: unauthorizedPayload(mode) });
+      return peer.close(1000);
+    }
+    const id = message?.id;
+    if (message?.type === "connection_init" && state === "new") {
+      state = "acked";
+      send({ type: "connection_ack", payload: { connectionTimeoutMs: 300_000 } });
+      peer.every(KEEP_ALIVE_MS, () => send({ type: "ka" }));
+    } else if (message?.type === "start") {
+      const started = await start(peer, message.payload, context);
+      if (typeof started === "function") {
+        live.set(id, started);
+        send({ type: "start_ack", id });
+      } else send({ type: "error", id, payload: started });
+    } else if (message?.type === "stop") {
+      live.delete(id);
+      send({ type: "complete", id });
+    }
+  };
+  return {
+    live,
+    publish(post) {
+      for (const [id, run] of live) {
+        void run(post).then((result) =>
+          live.get(id) === run && send({ type: "data", id, payload: formatResult(result) })
+        );
+      }
+    },
+    text(text) {
+      let message: Message;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        return; // not JSON: ignored
+      }
+      queue = queue.then(() => receive(message)).then(changed);
+    },
+  };
+}
+
+/**
+ * What `/graphql` would receive for an auth header object: a POST of `body` to the socket's path with
+ * `/realtime` replaced by `suffix`, with the socket's query less its `header` and `payload`.
+ */
+function socketRequest(peer: Peer, suffix: string, header: unknown, body: string): ReceivedRequest {
+  const [path, query = ""] = peer.path.split(/\?(.*)/s) as [string, string?];
+  const headers: Record<string, string> = {};
+  if (header !== null && typeof header === "object") {
+    for (const [name, value] of Object.entries(header)) headers[name.toLowerCase()] = String(value);
+  }
+  return {
+    method: "POST",
+    path: path.replace(/\/realtime$/, suffix),
+    query: query.split("&").filter((pair) => pair && !/^(header|payload)=/.test(pair)).join("&"),
+    headers,
+    body,
+  };
+}
+
+/** An auth refusal as the real-time protocol words it: an `UnauthorizedException`, with the status. */
+function unauthorizedPayload(refusal: Refusal) {
+  const { errors: [error] } = refusal.body as { errors: { message: string }[] };
+  return {
+    errors: [{ errorType: "UnauthorizedException", errorCode: refusal.status, message: error!.message }],
+  };
+}
+
+/**
+ * A `start`'s subscription, once its auth holds (iam: `POST /graphql` with its `data` as the body)
+ * and its `data` is a valid subscription of the schema with variables that fit; otherwise the
+ * `error` payload to send.
+ */
+async function start(
+  peer: Peer,
+  payload: Message,
+  context: AnswerContext,
+): Promise<Run | { errors: unknown[] }> {
+  const data = payload?.data;
+  const badRequest = (message: string) => ({ errors: [{ errorType: "BadRequestException", message }] });
+  if (typeof data !== "string") return badRequest("A start's data must be a JSON string");
+  const mode = await authenticate(socketRequest(peer, "", payload?.extensions?.authorization, data), context);
+  if (typeof mode !== "string") return unauthorizedPayload(mode);
+  let request: Message;
+  try {
+    request = JSON.parse(data);
+  } catch {
+    return badRequest("A start's data must be JSON");
+  }
+  const { query, variables, operationName } = request ?? {};
+  if (typeof query !== "string") return badRequest("A start's data must have a query");
+  if (variables != null && (typeof variables !== "object" || Array.isArray(variables))) {
+    return badRequest("A start's variables must be an object");
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    return { errors: [formatError(error as GraphQLError)] };
+  }
+  const errors = validate(schema, document);
+  if (errors.length) return { errors: errors.map(formatError) };
+  if (getOperationAST(document, operationName)?.operation !== "subscription") {
+    return { errors: [{ errorType: "ValidationError", message: "Only a subscription can be started" }] };
+  }
+  const run: Run = async (post) =>
+    await execute({
+      schema,
+      document,
+      rootValue: { onPost: post },
+      variableValues: variables,
+      operationName,
+    });
+  // Variables that do not fit the operation are refused now, not at each event.
+  const check = await run(null);
+  return check.data === undefined ? { errors: check.errors!.map(formatError) } : run;
 }
 
 async function receive(req: IncomingMessage): Promise<ReceivedRequest> {
@@ -231,6 +455,8 @@ export function send(
 interface AnswerContext {
   apiKeys: Set<string>;
   clockOffsetMs: number;
+  /** Publishes a post `addPost` added. */
+  added: (post: Post) => void;
 }
 
 /** Authenticates, then executes the GraphQL request. */
@@ -260,13 +486,11 @@ async function answer(request: ReceivedRequest, res: ServerResponse, context: An
   const result = await graphql({
     schema,
     source: payload.query,
-    rootValue: rootValue(mode),
+    rootValue: rootValue(mode, context.added),
     variableValues: payload.variables as Record<string, unknown> | undefined,
     operationName: payload.operationName as string | undefined,
   });
-  const body: Record<string, unknown> = { data: result.data ?? null };
-  if (result.errors?.length) body.errors = result.errors.map(formatError);
-  send(res, 200, body);
+  send(res, 200, formatResult(result));
 }
 
 interface Refusal {

@@ -1,8 +1,9 @@
 /**
  * The WebSocket side of the local servers (`_realtime_server.ts`, and the endpoint's real-time in
  * `_server.ts`): the handshake and the framing of RFC 6455 written out (text frames only), attached
- * to a `node:http` server, so that they run unchanged under Deno, Node and Bun. What the service's
- * protocol says over these frames is the caller's.
+ * to a `node:http` server, so that they run unchanged under Deno, Node and Bun; and the waits on a
+ * server's state that the tests use. What the service's protocol says over these frames is the
+ * caller's.
  *
  * @module
  */
@@ -51,6 +52,37 @@ export interface Peers {
   dropAll(): void;
   /** Stops every timer of {@link Peer.every} and ends every TCP connection. */
   close(): void;
+}
+
+/** Waits on a server's state: `until` checks again at each `changed()`. */
+export interface Waiters {
+  /** Checks the pending waits again. */
+  changed(): void;
+  /** Resolves once `check()` holds, checked now and at each `changed()`; rejects after 5 s. */
+  until(check: () => boolean, what: string): Promise<void>;
+}
+
+/** Pending waits on a server's state; see {@link Waiters}. */
+export function waiters(): Waiters {
+  const pending = new Set<() => void>();
+  return {
+    changed: () => pending.forEach((verify) => verify()),
+    until: (check, what) =>
+      new Promise((resolve, reject) => {
+        const verify = () => {
+          if (!check()) return;
+          pending.delete(verify);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          pending.delete(verify);
+          reject(new Error(`Timed out waiting for ${what}`));
+        }, 5_000);
+        pending.add(verify);
+        verify();
+      }),
+  };
 }
 
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -132,6 +164,22 @@ export function acceptWebSockets(
       dropAll();
     },
   };
+}
+
+/**
+ * Refuses a peer that did not offer the subprotocol `graphql-ws`, as the service does: a
+ * `connection_error` of type `SubProtocolNotSupportedError`, then a close frame (1002).
+ *
+ * @returns Whether the peer was refused.
+ */
+export function refuseWithoutGraphqlWs(peer: Peer): boolean {
+  if (peer.protocols.includes("graphql-ws")) return false;
+  peer.sendText(JSON.stringify({
+    type: "connection_error",
+    payload: { errors: [{ errorType: "SubProtocolNotSupportedError" }] },
+  }));
+  peer.close(1002);
+  return true;
 }
 
 /** The auth header object of an upgrade: its `header-` subprotocol, else its `header` query parameter. */
