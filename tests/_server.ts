@@ -18,7 +18,7 @@
  * with body `{}`), and each `start`'s `extensions.authorization` too (iam: `POST /graphql` with its
  * `data` as the body); a refusal is an `UnauthorizedException`. A `start` must hold a valid
  * subscription of the schema. Each `addPost` sent over HTTP is an `onPost` event to every live
- * subscription (its document executed with the post as the root value). `ka` every 60 s.
+ * subscription (its document executed with the post as the root value). `ka` every 60 s (an option).
  *
  * @module
  */
@@ -68,6 +68,8 @@ export interface EndpointOptions {
   clockOffsetMs?: number;
   /** The port to listen on; by default, one the system picks. */
   port?: number;
+  /** How often a real-time socket is sent `ka`, once acknowledged; 60 s by default. */
+  keepAliveMs?: number;
 }
 
 /** A running local endpoint. */
@@ -115,9 +117,6 @@ const posts: Post[] = [
   { id: "1", title: "Hello", content: "First post", author: { name: "Ada" } },
   { id: "2", title: "Héllo wörld ✓", content: null, author: null },
 ];
-
-/** How often a real-time socket is sent `ka`. */
-const KEEP_ALIVE_MS = 60_000;
 
 /** The root value of an HTTP request accepted in `mode`; `added` publishes what `addPost` adds. */
 function rootValue(mode: string, added: (post: Post) => void) {
@@ -168,7 +167,7 @@ function formatError(error: GraphQLError) {
 /**
  * Starts the local endpoint on 127.0.0.1, port 0.
  *
- * @param options Clock offset for iam tests.
+ * @param options Clock offset for iam tests, port, real-time keep-alive interval.
  * @returns The running endpoint.
  */
 export async function startEndpoint(options: EndpointOptions = {}): Promise<Endpoint> {
@@ -221,7 +220,7 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
   const peers = acceptWebSockets(
     server,
     (peer) => {
-      const socket = realtime(peer, context, changed);
+      const socket = realtime(peer, context, options.keepAliveMs ?? 60_000, changed);
       sockets.add(socket);
       return {
         text: socket.text,
@@ -285,7 +284,12 @@ type Message = Record<string, any> | null;
  * with body `{}`, and refused at its first message; then `connection_init`, `start` and `stop`
  * answered in the order they came (each waits for the one before: a `start`'s auth takes a while).
  */
-function realtime(peer: Peer, context: AnswerContext, changed: () => void): RealtimeSocket {
+function realtime(
+  peer: Peer,
+  context: AnswerContext,
+  keepAliveMs: number,
+  changed: () => void,
+): RealtimeSocket {
   const live = new Map<string, Run>();
   const send = (message: Message) => peer.sendText(JSON.stringify(message));
   if (refuseWithoutGraphqlWs(peer)) return { live, publish: () => {}, text: () => {} };
@@ -304,7 +308,7 @@ function realtime(peer: Peer, context: AnswerContext, changed: () => void): Real
     if (message?.type === "connection_init" && state === "new") {
       state = "acked";
       send({ type: "connection_ack", payload: { connectionTimeoutMs: 300_000 } });
-      peer.every(KEEP_ALIVE_MS, () => send({ type: "ka" }));
+      peer.every(keepAliveMs, () => send({ type: "ka" }));
     } else if (message?.type === "start") {
       const started = await start(peer, message.payload, context);
       if (typeof started === "function") {
