@@ -1,7 +1,8 @@
 /**
  * Starts the local endpoint (tests/_server.ts, on 127.0.0.1) and keeps it running, to try the
  * README's examples against: it prints the URL and the key, tokens and credentials it accepts.
- * Stop it with Ctrl-C.
+ * Subscriptions too: the real-time protocol on the same port (a `RealtimeClient` of a client of
+ * that URL finds it), where each `addPost` sent to the URL is an `onPost` event. Stop it with Ctrl-C.
  *
  * Usage: `deno task serve` (`--port N` or `--port=N` for a fixed port; by default the system picks
  * one). A port that is not a number from 0 to 65535 exits with code 2, one in use with code 1, each
@@ -54,5 +55,7 @@ Accepted:
   iam                 region ${REGION}, ${JSON.stringify(CREDENTIALS)}
 
 Schema: tests/fixtures/schema.graphql (introspection is on).
+Subscriptions: ${endpoint.realtimeUrl} (a RealtimeClient finds it from the URL above)
+  subscription { onPost { id title } } gets each post that mutation { addPost(title: "Hi") { id } } adds.
 Try: curl -s ${endpoint.url} -H 'x-api-key: da2-example' -H 'content-type: application/json; charset=UTF-8' -d '{"query":"{ hello }"}'`);
 Deno.addSignalListener("SIGINT", () => endpoint.close().then(() => Deno.exit(0)));

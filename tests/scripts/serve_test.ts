@@ -1,7 +1,8 @@
 /**
  * `deno task serve`: run as a contributor runs it (scripts/serve.ts in a child process), it listens
  * on the port `--port` names, prints its URL, and the key it prints is accepted there (a wrong one
- * is not); a port that is not one, or is in use, ends it at once with a message.
+ * is not); it prints its real-time URL, where a `RealtimeClient` gets the event of a mutation; a port
+ * that is not one, or is in use, ends it at once with a message.
  *
  * Deno only (it runs the repository's scripts with Deno): not part of the npm build's tests.
  *
@@ -13,6 +14,8 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { ServiceClient } from "../../mod.ts";
+import { RealtimeClient } from "../../src/realtime.ts";
 
 const SERVE = fileURLToPath(new URL("../../scripts/serve.ts", import.meta.url));
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
@@ -77,6 +80,34 @@ describe("deno task serve", { skip: isDeno ? false : "runs the repository's scri
       const refused = await ask(`${key}-wrong`);
       assert.equal(refused.status, 401);
       await refused.body?.cancel();
+    } finally {
+      run.child.kill("SIGINT");
+      await run.exited;
+    }
+  });
+
+  it("prints its real-time URL, where a subscription gets each post a mutation adds", async () => {
+    const run = serve([]);
+    try {
+      const [, url] = await waitFor(run, /Local endpoint: (\S+)/);
+      const [, realtimeUrl] = await waitFor(run, /Subscriptions: (\S+)/);
+      assert.equal(realtimeUrl, url!.replace(/^http/, "ws") + "/realtime");
+      const [, key] = await waitFor(run, /-H 'x-api-key: ([^']+)'/);
+      const client = new ServiceClient({ url: url!, auth: { type: "apiKey", apiKey: key! } });
+      const realtime = new RealtimeClient(client);
+      try {
+        let event: unknown;
+        const next = realtime.subscribe("subscription { onPost { title } }").next().then((e) => event = e);
+        // A post added before the subscription has started reaches no one: add one until one arrives.
+        for (let tries = 0; event === undefined; tries++) {
+          assert.ok(tries < 100, "no event after 100 posts");
+          await client.mutate('mutation { addPost(title: "Served") { id } }');
+          await Promise.race([next, new Promise((resolve) => setTimeout(resolve, 50))]);
+        }
+        assert.deepEqual(event, { value: { onPost: { title: "Served" } }, done: false });
+      } finally {
+        realtime.close();
+      }
     } finally {
       run.child.kill("SIGINT");
       await run.exited;
