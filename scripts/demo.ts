@@ -1,8 +1,8 @@
 /**
  * The demo: starts the local endpoint (tests/_server.ts, on 127.0.0.1) and runs the client through
  * every auth mode, a typed document, a partial result, a retried 503, a timeout and an abort; then a
- * subscription through `./realtime` against the local real-time server (tests/_realtime_server.ts);
- * then exits. Run it with `deno task demo`.
+ * subscription through `./realtime` on the endpoint's own real-time, whose events are the posts that
+ * mutations add, and one refused for its key; then exits. Run it with `deno task demo`.
  *
  * @module
  */
@@ -20,10 +20,8 @@ import { send, startEndpoint } from "../tests/_server.ts";
 import { API_KEY, CREDENTIALS, LAMBDA_TOKEN, OIDC_JWT, REGION, USERPOOL_JWT } from "../tests/_fixtures.ts";
 import { rejection } from "../tests/_fixtures.ts";
 import { RealtimeClient } from "../src/realtime.ts";
-import { startRealtimeServer } from "../tests/_realtime_server.ts";
 
 const endpoint = await startEndpoint();
-const realtimeServer = await startRealtimeServer();
 const line = (label: string, text: string) => console.log(`  ${label.padEnd(30)} ${text}`);
 console.log(`Local endpoint: ${endpoint.url}\n`);
 
@@ -94,32 +92,32 @@ try {
   const schema = await client.introspect();
   line("types in the schema", String(schema.__schema.types.filter((t) => !t.name.startsWith("__")).length));
 
-  console.log("\nSubscription (./realtime, against the local real-time server):");
-  const subscriber = new ServiceClient({
-    url: realtimeServer.url,
-    auth: { type: "apiKey", apiKey: API_KEY },
-  });
-  const realtime = new RealtimeClient(subscriber, { onStateChange: (state) => line("connection", state) });
+  console.log(
+    "\nSubscription (./realtime, on the endpoint's own real-time; addPost mutations are the events):",
+  );
+  line("real-time URL", endpoint.realtimeUrl);
+  const realtime = new RealtimeClient(client, { onStateChange: (state) => line("connection", state) });
   const events = realtime.subscribe<{ onPost: { title: string } }>("subscription { onPost { title } }");
-  // The server publishes two posts once the subscription has started.
-  realtimeServer.until(() => realtimeServer.connections[0]?.live.size === 1, "the start").then(() => {
-    for (const title of ["First", "Second"]) realtimeServer.publish({ data: { onPost: { title } } });
+  // Two posts added over HTTP once the subscription has started.
+  const posting = endpoint.until(() => endpoint.liveSubscriptions === 1, "the start").then(async () => {
+    for (const title of ["First", "Second"]) {
+      await client.mutate("mutation Add($title: String!) { addPost(title: $title) { id } }", { title });
+    }
   });
   let received = 0;
   for await (const data of events) {
     line(`event ${++received}`, JSON.stringify(data));
     if (received === 2) break; // sends stop
   }
-  await realtimeServer.until(() => realtimeServer.connections[0]!.live.size === 0, "the stop");
-  const [connection] = realtimeServer.connections;
-  line("after break", `the server got ${connection!.received.map((message) => message.type).join(", ")}`);
-  line(
-    "credentials",
-    `in the subprotocol ${connection!.protocols[1]!.slice(0, 20)}…, URL ${connection!.path}`,
-  );
+  await posting;
+  await endpoint.until(() => endpoint.liveSubscriptions === 0, "the stop");
+  line("after break", `live subscriptions on the endpoint: ${endpoint.liveSubscriptions}`);
   realtime.close();
+  const refused = await rejection(
+    new RealtimeClient(wrongKey).subscribe("subscription { onPost { id } }").next(),
+  );
+  line("subscribing with a wrong key", `${refused.name}: ${refused.message}`);
 } finally {
   await endpoint.close();
-  await realtimeServer.close();
 }
 console.log("\nDone.");
