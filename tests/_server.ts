@@ -293,7 +293,7 @@ function realtime(
   const live = new Map<string, Run>();
   const send = (message: Message) => peer.sendText(JSON.stringify(message));
   if (refuseWithoutGraphqlWs(peer)) return { live, publish: () => {}, text: () => {} };
-  const connected = authenticate(socketRequest(peer, "/connect", peer.header, "{}"), context);
+  const connected = authenticateHeader(socketRequest(peer, "/connect", peer.header, "{}"), context);
   let state: "new" | "acked" | "refused" = "new";
   let queue = Promise.resolve();
   const receive = async (message: Message) => {
@@ -336,7 +336,8 @@ function realtime(
       } catch {
         return; // not JSON: ignored
       }
-      queue = queue.then(() => receive(message)).then(changed);
+      // A failure of the endpoint's own closes the socket (1011), and leaves the process running.
+      queue = queue.then(() => receive(message)).catch(() => peer.close(1011)).then(changed);
     },
   };
 }
@@ -360,6 +361,22 @@ function socketRequest(peer: Peer, suffix: string, header: unknown, body: string
   };
 }
 
+/**
+ * {@link authenticate} for an auth header object, which must name the GraphQL host (a request always
+ * has one); a failure to check it is a refusal.
+ */
+async function authenticateHeader(
+  request: ReceivedRequest,
+  context: AnswerContext,
+): Promise<string | Refusal> {
+  if (!request.headers["host"]) return unauthorized("The authorization has no host");
+  try {
+    return await authenticate(request, context);
+  } catch (error) {
+    return unauthorized(`The authorization could not be checked: ${(error as Error).message}`);
+  }
+}
+
 /** An auth refusal as the real-time protocol words it: an `UnauthorizedException`, with the status. */
 function unauthorizedPayload(refusal: Refusal) {
   const { errors: [error] } = refusal.body as { errors: { message: string }[] };
@@ -381,7 +398,10 @@ async function start(
   const data = payload?.data;
   const badRequest = (message: string) => ({ errors: [{ errorType: "BadRequestException", message }] });
   if (typeof data !== "string") return badRequest("A start's data must be a JSON string");
-  const mode = await authenticate(socketRequest(peer, "", payload?.extensions?.authorization, data), context);
+  const mode = await authenticateHeader(
+    socketRequest(peer, "", payload?.extensions?.authorization, data),
+    context,
+  );
   if (typeof mode !== "string") return unauthorizedPayload(mode);
   let request: Message;
   try {

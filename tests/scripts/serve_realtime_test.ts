@@ -180,6 +180,37 @@ describe("the local endpoint's real-time", { skip: isDeno ? false : "Deno only" 
     });
   }
 
+  it("refuses a socket whose header object has no host, or is none, and keeps serving", async () => {
+    const now = new Date().toISOString().replace(/[-:]|\.\d{3}/g, "");
+    const credential = `${CREDENTIALS.accessKeyId}/${now.slice(0, 8)}/${REGION}/appsync/aws4_request`;
+    // An iam header object of the right shape, without the host it signs.
+    const noHost = {
+      authorization: `AWS4-HMAC-SHA256 Credential=${credential}, SignedHeaders=host;x-amz-date, Signature=${
+        "0".repeat(64)
+      }`,
+      "x-amz-date": now,
+    };
+    for (
+      const protocol of [
+        "header-" + btoa(JSON.stringify(noHost)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_"),
+        "header-bm90IGpzb24",
+      ]
+    ) {
+      const socket = new WebSocket(endpoint.realtimeUrl, ["graphql-ws", protocol]);
+      const messages: Message[] = [];
+      socket.onopen = () => socket.send(JSON.stringify({ type: "connection_init" }));
+      socket.onmessage = (event) => messages.push(JSON.parse(event.data));
+      await soon(new Promise((resolve) => socket.onclose = resolve), "the close");
+      assert.equal(messages.length, 1, protocol);
+      assert.equal(messages[0]!.type, "connection_error");
+      assert.equal(messages[0]!.payload.errors[0].errorType, "UnauthorizedException");
+    }
+    const { client, realtime } = clientsOf();
+    const event = realtime.subscribe(ON_POST).next();
+    const id = await addPost(client, "Still serving");
+    assert.deepEqual((await soon(event, "the event")).value, { onPost: { id, title: "Still serving" } });
+  });
+
   it("checks each start's own auth: a key removed after the ack refuses the next start only", async () => {
     const { client, realtime } = clientsOf();
     const first = realtime.subscribe(ON_POST);
