@@ -13,7 +13,7 @@
  * same server) to misbehave on purpose, and read the log of what was received.
  *
  * Subscriptions: the service's real-time protocol on the same port, at `/graphql/realtime` (the
- * WebSocket of `_websocket.ts`). The socket's auth header object (`header-` subprotocol or `header`
+ * WebSocket of `_websocket.ts`, the protocol of `_server_realtime.ts`). The socket's auth header object (`header-` subprotocol or `header`
  * query parameter) is checked as a request's headers are (iam: the signature of `POST /graphql/connect`
  * with body `{}`), and each `start`'s `extensions.authorization` too (iam: `POST /graphql` with its
  * `data` as the body); a refusal is an `UnauthorizedException`. A `start` must hold a valid
@@ -26,19 +26,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
-import {
-  buildSchema,
-  type DocumentNode,
-  execute,
-  type ExecutionResult,
-  getOperationAST,
-  graphql,
-  type GraphQLError,
-  parse,
-  validate,
-} from "graphql";
+import { buildSchema, type ExecutionResult, graphql, type GraphQLError } from "graphql";
 import { API_KEY, CREDENTIALS, LAMBDA_TOKEN, OIDC_JWT, REGION, USERPOOL_JWT } from "./_fixtures.ts";
-import { acceptWebSockets, type Peer, refuseWithoutGraphqlWs, waiters } from "./_websocket.ts";
+import { realtime, type RealtimeSocket } from "./_server_realtime.ts";
+import { acceptWebSockets, waiters } from "./_websocket.ts";
 
 /** A request as the endpoint received it. */
 export interface ReceivedRequest {
@@ -97,7 +88,7 @@ export interface Endpoint {
 }
 
 const schemaUrl = new URL("./fixtures/schema.graphql", import.meta.url);
-const schema = buildSchema(readFileSync(schemaUrl, "utf8"));
+export const schema = buildSchema(readFileSync(schemaUrl, "utf8"));
 
 /** A resolver error carrying the service's top-level `errorType`. */
 class TypedError extends Error {
@@ -106,7 +97,7 @@ class TypedError extends Error {
   }
 }
 
-interface Post {
+export interface Post {
   id: string;
   title: string;
   content: string | null;
@@ -142,13 +133,14 @@ function rootValue(mode: string, added: (post: Post) => void) {
 }
 
 /** An execution's result as the service sends it: `data`, and `errors` when there are some. */
-function formatResult(result: ExecutionResult): Record<string, unknown> {
+export function formatResult(result: ExecutionResult): Record<string, unknown> {
   const body: Record<string, unknown> = { data: result.data ?? null };
   if (result.errors?.length) body.errors = result.errors.map(formatError);
   return body;
 }
 
-function formatError(error: GraphQLError) {
+/** A GraphQL error as the service shapes it: `errorType` at the top level, `path` and `locations`. */
+export function formatError(error: GraphQLError): Record<string, unknown> {
   const original = error.originalError;
   return {
     path: error.path ?? null,
@@ -262,182 +254,6 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
   };
 }
 
-/** A live subscription: runs its document for a post (`null` for the check of its start). */
-type Run = (post: Post | null) => Promise<ExecutionResult>;
-
-/** The real-time protocol on one socket. */
-interface RealtimeSocket {
-  /** The live subscriptions, by id. */
-  readonly live: Map<string, Run>;
-  /** Sends each live subscription its `onPost` event of `post`. */
-  publish(post: Post): void;
-  /** Receives a text frame. */
-  text(text: string): void;
-}
-
-/** A message of the real-time protocol, as received: anything, read with `?.` only. */
-// deno-lint-ignore no-explicit-any
-type Message = Record<string, any> | null;
-
-/**
- * The real-time protocol on one socket: its auth header object checked as `POST /graphql/connect`
- * with body `{}`, and refused at its first message; then `connection_init`, `start` and `stop`
- * answered in the order they came (each waits for the one before: a `start`'s auth takes a while).
- */
-function realtime(
-  peer: Peer,
-  context: AnswerContext,
-  keepAliveMs: number,
-  changed: () => void,
-): RealtimeSocket {
-  const live = new Map<string, Run>();
-  const send = (message: Message) => peer.sendText(JSON.stringify(message));
-  if (refuseWithoutGraphqlWs(peer)) return { live, publish: () => {}, text: () => {} };
-  const connected = authenticateHeader(socketRequest(peer, "/connect", peer.header, "{}"), context);
-  let state: "new" | "acked" | "refused" = "new";
-  let queue = Promise.resolve();
-  const receive = async (message: Message) => {
-    const mode = await connected;
-    if (state === "refused") return;
-    if (typeof mode !== "string") {
-      state = "refused";
-      send({ type: "connection_error", payload: unauthorizedPayload(mode) });
-      return peer.close(1000);
-    }
-    const id = message?.id;
-    if (message?.type === "connection_init" && state === "new") {
-      state = "acked";
-      send({ type: "connection_ack", payload: { connectionTimeoutMs: 300_000 } });
-      peer.every(keepAliveMs, () => send({ type: "ka" }));
-    } else if (message?.type === "start") {
-      const started = await start(peer, message.payload, context);
-      if (typeof started === "function") {
-        live.set(id, started);
-        send({ type: "start_ack", id });
-      } else send({ type: "error", id, payload: started });
-    } else if (message?.type === "stop") {
-      live.delete(id);
-      send({ type: "complete", id });
-    }
-  };
-  return {
-    live,
-    publish(post) {
-      for (const [id, run] of live) {
-        void run(post).then((result) =>
-          live.get(id) === run && send({ type: "data", id, payload: formatResult(result) })
-        );
-      }
-    },
-    text(text) {
-      let message: Message;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        return; // not JSON: ignored
-      }
-      // A failure of the endpoint's own closes the socket (1011), and leaves the process running.
-      queue = queue.then(() => receive(message)).catch(() => peer.close(1011)).then(changed);
-    },
-  };
-}
-
-/**
- * What `/graphql` would receive for an auth header object: a POST of `body` to the socket's path with
- * `/realtime` replaced by `suffix`, with the socket's query less its `header` and `payload`.
- */
-function socketRequest(peer: Peer, suffix: string, header: unknown, body: string): ReceivedRequest {
-  const [path, query = ""] = peer.path.split(/\?(.*)/s) as [string, string?];
-  const headers: Record<string, string> = {};
-  if (header !== null && typeof header === "object") {
-    for (const [name, value] of Object.entries(header)) headers[name.toLowerCase()] = String(value);
-  }
-  return {
-    method: "POST",
-    path: path.replace(/\/realtime$/, suffix),
-    query: query.split("&").filter((pair) => pair && !/^(header|payload)=/.test(pair)).join("&"),
-    headers,
-    body,
-  };
-}
-
-/**
- * {@link authenticate} for an auth header object, which must name the GraphQL host (a request always
- * has one); a failure to check it is a refusal.
- */
-async function authenticateHeader(
-  request: ReceivedRequest,
-  context: AnswerContext,
-): Promise<string | Refusal> {
-  if (!request.headers["host"]) return unauthorized("The authorization has no host");
-  try {
-    return await authenticate(request, context);
-  } catch (error) {
-    return unauthorized(`The authorization could not be checked: ${(error as Error).message}`);
-  }
-}
-
-/** An auth refusal as the real-time protocol words it: an `UnauthorizedException`, with the status. */
-function unauthorizedPayload(refusal: Refusal) {
-  const { errors: [error] } = refusal.body as { errors: { message: string }[] };
-  return {
-    errors: [{ errorType: "UnauthorizedException", errorCode: refusal.status, message: error!.message }],
-  };
-}
-
-/**
- * A `start`'s subscription, once its auth holds (iam: `POST /graphql` with its `data` as the body)
- * and its `data` is a valid subscription of the schema with variables that fit; otherwise the
- * `error` payload to send.
- */
-async function start(
-  peer: Peer,
-  payload: Message,
-  context: AnswerContext,
-): Promise<Run | { errors: unknown[] }> {
-  const data = payload?.data;
-  const badRequest = (message: string) => ({ errors: [{ errorType: "BadRequestException", message }] });
-  if (typeof data !== "string") return badRequest("A start's data must be a JSON string");
-  const mode = await authenticateHeader(
-    socketRequest(peer, "", payload?.extensions?.authorization, data),
-    context,
-  );
-  if (typeof mode !== "string") return unauthorizedPayload(mode);
-  let request: Message;
-  try {
-    request = JSON.parse(data);
-  } catch {
-    return badRequest("A start's data must be JSON");
-  }
-  const { query, variables, operationName } = request ?? {};
-  if (typeof query !== "string") return badRequest("A start's data must have a query");
-  if (variables != null && (typeof variables !== "object" || Array.isArray(variables))) {
-    return badRequest("A start's variables must be an object");
-  }
-  let document: DocumentNode;
-  try {
-    document = parse(query);
-  } catch (error) {
-    return { errors: [formatError(error as GraphQLError)] };
-  }
-  const errors = validate(schema, document);
-  if (errors.length) return { errors: errors.map(formatError) };
-  if (getOperationAST(document, operationName)?.operation !== "subscription") {
-    return { errors: [{ errorType: "ValidationError", message: "Only a subscription can be started" }] };
-  }
-  const run: Run = async (post) =>
-    await execute({
-      schema,
-      document,
-      rootValue: { onPost: post },
-      variableValues: variables,
-      operationName,
-    });
-  // Variables that do not fit the operation are refused now, not at each event.
-  const check = await run(null);
-  return check.data === undefined ? { errors: check.errors!.map(formatError) } : run;
-}
-
 async function receive(req: IncomingMessage): Promise<ReceivedRequest> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of req) chunks.push(chunk as Uint8Array);
@@ -476,7 +292,7 @@ export function send(
   res.end(text);
 }
 
-interface AnswerContext {
+export interface AnswerContext {
   apiKeys: Set<string>;
   clockOffsetMs: number;
   /** Publishes a post `addPost` added. */
@@ -517,18 +333,21 @@ async function answer(request: ReceivedRequest, res: ServerResponse, context: An
   send(res, 200, formatResult(result));
 }
 
-interface Refusal {
+export interface Refusal {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
 }
 
-function unauthorized(message: string): Refusal {
+export function unauthorized(message: string): Refusal {
   return { status: 401, body: { errors: [{ errorType: "UnauthorizedException", message }] } };
 }
 
 /** Returns the accepted mode's name, or the refusal to send. */
-async function authenticate(request: ReceivedRequest, context: AnswerContext): Promise<string | Refusal> {
+export async function authenticate(
+  request: ReceivedRequest,
+  context: AnswerContext,
+): Promise<string | Refusal> {
   const apiKey = request.headers["x-api-key"];
   const authorization = request.headers["authorization"];
   if (apiKey !== undefined) {
