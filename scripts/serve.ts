@@ -56,6 +56,7 @@ Accepted:
 
 Schema: tests/fixtures/schema.graphql (introspection is on).
 Subscriptions: ${endpoint.realtimeUrl} (a RealtimeClient finds it from the URL above)
-  subscription { onPost { id title } } gets each post that mutation { addPost(title: "Hi") { id } } adds.
+  subscription { onPost { id title } } gets each post that
+  mutation { addPost(title: "Hi") { id } } adds.
 Try: curl -s ${endpoint.url} -H 'x-api-key: da2-example' -H 'content-type: application/json; charset=UTF-8' -d '{"query":"{ hello }"}'`);
 Deno.addSignalListener("SIGINT", () => endpoint.close().then(() => Deno.exit(0)));

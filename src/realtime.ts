@@ -140,13 +140,15 @@ export interface RealtimeOptions {
   readonly authIn?: "protocol" | "query" | undefined;
   /**
    * The real-time URL (`wss://…`), when it cannot be derived from the client's: a standard endpoint's
-   * `appsync-api` host becomes `appsync-realtime-api`; any other URL gets `/realtime` appended. Given
+   * `appsync-api` host becomes `appsync-realtime-api`; any other URL gets `/realtime` after its path
+   * (before its query). Given
    * or derived, it must be a `ws:` or `wss:` URL without a fragment (checked at construction).
    */
   readonly url?: string | undefined;
   /**
-   * Called with each new state of the connection, for a UI, in a microtask: what it throws is reported
-   * as uncaught, and does not stop the connection. `"reconnecting"` comes only after a first connection.
+   * Called with each new state of the connection, for a UI, in a microtask: what it throws is an
+   * uncaught error, not the connection's (in a browser the connection goes on; Deno and Node end the
+   * process, as for any uncaught error). `"reconnecting"` comes only after a first connection.
    */
   readonly onStateChange?: ((state: ConnectionState) => void) | undefined;
 }

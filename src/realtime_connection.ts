@@ -121,7 +121,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const setState = (next: ConnectionState) => {
     if (state != next) {
       state = next;
-      // In a microtask: a callback that throws stays out of the connection's way (reported as uncaught).
+      // In a microtask: what a callback throws is an uncaught error of its own, not the connection's.
       if (onStateChange) queueMicrotask(() => onStateChange(next));
     }
   };

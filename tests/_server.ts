@@ -13,9 +13,9 @@
  * same server) to misbehave on purpose, and read the log of what was received.
  *
  * Subscriptions: the service's real-time protocol on the same port, at `/graphql/realtime` (the
- * WebSocket of `_websocket.ts`, the protocol of `_server_realtime.ts`). The socket's auth header object (`header-` subprotocol or `header`
- * query parameter) is checked as a request's headers are (iam: the signature of `POST /graphql/connect`
- * with body `{}`), and each `start`'s `extensions.authorization` too (iam: `POST /graphql` with its
+ * WebSocket of `_websocket.ts`, the protocol of `_server_realtime.ts`). The socket's auth header
+ * object (`header-` subprotocol or `header` query parameter) is checked as a request's headers are
+ * (iam: the signature of `POST /graphql/connect` with body `{}`), and each `start`'s `extensions.authorization` too (iam: `POST /graphql` with its
  * `data` as the body); a refusal is an `UnauthorizedException`. A `start` must hold a valid
  * subscription of the schema. Each `addPost` sent over HTTP is an `onPost` event to every live
  * subscription (its document executed with the post as the root value). `ka` every 60 s (an option).
@@ -109,8 +109,11 @@ const posts: Post[] = [
   { id: "2", title: "Héllo wörld ✓", content: null, author: null },
 ];
 
-/** The root value of an HTTP request accepted in `mode`; `added` publishes what `addPost` adds. */
-function rootValue(mode: string, added: (post: Post) => void) {
+/**
+ * The root value of an HTTP request accepted in `mode`; `added` numbers and publishes what `addPost`
+ * adds (the posts of `posts` stay as they are).
+ */
+function rootValue(mode: string, added: (post: Omit<Post, "id">) => Post) {
   return {
     hello: () => "world",
     echo: ({ message }: { message: string }) => message,
@@ -124,11 +127,8 @@ function rootValue(mode: string, added: (post: Post) => void) {
       await new Promise((resolve) => setTimeout(resolve, ms));
       return `waited ${ms}`;
     },
-    addPost: ({ title, content }: { title: string; content?: string }) => {
-      const post = { id: String(posts.length + 1), title, content: content ?? null, author: null };
-      added(post);
-      return post;
-    },
+    addPost: ({ title, content }: { title: string; content?: string }) =>
+      added({ title, content: content ?? null, author: null }),
   };
 }
 
@@ -169,7 +169,12 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
   let clockOffsetMs = options.clockOffsetMs ?? 0;
   const { changed, until } = waiters();
   const sockets = new Set<RealtimeSocket>();
-  const added = (post: Post) => sockets.forEach((socket) => socket.publish(post));
+  let postCount = posts.length;
+  const added = (fields: Omit<Post, "id">) => {
+    const post = { id: String(++postCount), ...fields };
+    sockets.forEach((socket) => socket.publish(post));
+    return post;
+  };
   const context = {
     apiKeys,
     get clockOffsetMs() {
@@ -295,8 +300,8 @@ export function send(
 export interface AnswerContext {
   apiKeys: Set<string>;
   clockOffsetMs: number;
-  /** Publishes a post `addPost` added. */
-  added: (post: Post) => void;
+  /** Numbers and publishes a post `addPost` adds. */
+  added: (post: Omit<Post, "id">) => Post;
 }
 
 /** Authenticates, then executes the GraphQL request. */

@@ -1,5 +1,5 @@
 /**
- * The local endpoint's real-time protocol (see `_server.ts`, which serves it on its own port at
+ * The local endpoint's real-time protocol (see `_server.ts`, which serves it on the same port as its HTTP, at
  * `/graphql/realtime`): one socket's auth, `connection_init`, `start` and `stop`, and the `onPost`
  * events of its live subscriptions.
  *

@@ -216,6 +216,8 @@ function unframe(data: Buffer): { opcode: number; payload: Buffer; length: numbe
   if (data.length < 2) return undefined;
   let length = data[1]! & 127;
   let offset = 2;
+  // TCP may cut a frame anywhere, its extended length included: until that has come, wait.
+  if (length >= 126 && data.length < (length === 126 ? 4 : 10)) return undefined;
   if (length === 126) [length, offset] = [data.readUInt16BE(2), 4];
   else if (length === 127) [length, offset] = [Number(data.readBigUInt64BE(2)), 10];
   const masked = (data[1]! & 128) !== 0;

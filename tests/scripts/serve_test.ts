@@ -114,6 +114,54 @@ describe("deno task serve", { skip: isDeno ? false : "runs the repository's scri
     }
   });
 
+  it("survives a WebSocket frame that TCP cut inside its extended length (serve's process, not the test's)", {
+    skip: isDeno ? false : "Deno only",
+  }, async () => {
+    const run = serve([]);
+    try {
+      const [, url] = await waitFor(run, /Local endpoint: (\S+)/);
+      const [, key] = await waitFor(run, /-H 'x-api-key: ([^']+)'/);
+      const { port, host } = new URL(url!);
+      const tcp = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+      try {
+        const header = btoa(JSON.stringify({ host, "x-api-key": key }))
+          .replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+        const encoder = new TextEncoder();
+        await tcp.write(encoder.encode(
+          "GET /graphql/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
+            `Sec-WebSocket-Protocol: graphql-ws, header-${header}\r\n\r\n`,
+        ));
+        const buffer = new Uint8Array(4096);
+        const read = async () => new TextDecoder().decode(buffer.subarray(0, await tcp.read(buffer) ?? 0));
+        assert.match(await read(), /^HTTP\/1.1 101/);
+        // A masked text frame of 200+ bytes (a 16-bit extended length), written as 3 bytes, then the rest.
+        const text = encoder.encode(
+          JSON.stringify({ type: "connection_init", payload: { pad: "x".repeat(200) } }),
+        );
+        const mask = [1, 2, 3, 4];
+        const masked = text.map((byte, i) => byte ^ mask[i & 3]!);
+        const frame = new Uint8Array([
+          0x81,
+          0x80 | 126,
+          text.length >> 8,
+          text.length & 255,
+          ...mask,
+          ...masked,
+        ]);
+        await tcp.write(frame.subarray(0, 3));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await tcp.write(frame.subarray(3));
+        assert.match(await read(), /connection_ack/, run.output());
+      } finally {
+        tcp.close();
+      }
+    } finally {
+      run.child.kill("SIGINT");
+      await run.exited;
+    }
+  });
+
   it("takes --port=N too", async () => {
     const port = await freePort();
     const run = serve([`--port=${port}`]);
