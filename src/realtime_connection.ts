@@ -249,7 +249,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } catch (error) {
       // A getter failing for the first socket is the caller's to mend; for a later one, it most likely
       // fails for the reason the socket before it was lost (the network), and is tried again.
-      return socket == current && (attempt ? lost() : end(error));
+      return socket == current && (attempt ? lost(error) : end(error));
     }
     if (socket != current) return;
     let ws;

@@ -393,6 +393,28 @@ describe("RealtimeClient, recovery", () => {
     assert.deepEqual(states, ["connecting", "connected"]);
   });
 
+  it("a getter that keeps failing for the later sockets before any ack: the give-up is its ServiceAuthError", async () => {
+    server.behaviour.refuseConnect = () => ({
+      errors: [{ errorType: "LimitExceededError", message: "Slow down" }],
+    });
+    clientTimers((ms) => ms < 5_000 && ms != 1_000 ? 5 : ms);
+    let calls = 0;
+    const auth: AuthOptions = {
+      type: "userpool",
+      jwtToken: () => {
+        if (++calls > 1) throw new Error("identity provider unreachable");
+        return "jwt-1";
+      },
+    };
+    const next = realtimeOf(auth).subscribe("subscription { onPost { id } }").next();
+    await assert.rejects(within(next, "the give-up"), (error: unknown) => {
+      assert.ok(error instanceof ServiceAuthError, String(error));
+      return true;
+    });
+    assert.equal(server.connections.length, 1); // the refused first socket; the others never opened
+    assert.equal(calls, 5);
+  });
+
   it("a restart's getter failing after its subscription ended leaves the others' socket alone", async () => {
     let fail: (error: Error) => void = () => {};
     let calls = 0;
