@@ -60,7 +60,7 @@ export const OUT: string = join(ROOT, "npm");
 
 /** Where the Node type definitions the build compiles against are pinned and installed. */
 /** The documents for users that the README links to, shipped beside it. */
-const USER_DOCS = ["benchmarks.md", "migration.md", "runtimes.md", "typed-documents.md"];
+const USER_DOCS = ["benchmarks.md", "migration.md", "runtimes.md", "subscriptions.md", "typed-documents.md"];
 
 const NODE_TYPES_DIR = join(ROOT, "scripts", "npm", "node_types");
 /** Their `@types` folder, a type root for the compiler. */
