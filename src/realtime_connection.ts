@@ -274,14 +274,15 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         ),
       );
     }
+    // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
+    const gone = () => socket == current && lost();
     Object.assign(
       ws,
       {
         onopen: () => socket == current && send({ type: "connection_init" }),
         onmessage: (event) => socket == current && receive(current, event.data),
-        onclose: () => socket == current && lost(),
-        // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
-        onerror: () => socket == current && lost(),
+        onclose: gone,
+        onerror: gone,
       } satisfies Handlers,
     );
   };
