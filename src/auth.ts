@@ -229,12 +229,13 @@ export function checkAuth(auth: unknown): AuthOptions {
   if (!isObject(auth)) throw invalidValue("auth", "an object", auth);
   const { type } = auth;
   if (!Object.hasOwn(FIELDS, type as string)) {
-    // An older client's name (`API_KEY`, or `mode: "API_KEY_MODE"`) gets the new one.
+    // An older client's name (`API_KEY`, or `mode: "API_KEY_MODE"`) gets the new one. Only such a
+    // name or a short word (a misspelt mode) is quoted: a longer one may be a key in the wrong field.
     const old = OLD_NAMES[(type ?? auth.mode) as string];
     throw invalidDescribed(
       "auth.type",
       "one of " + Object.keys(FIELDS).join(", "),
-      (typeof type == "string" && /^\w{1,30}$/.test(type) ? `"${type}"` : describe(type)) +
+      (typeof type == "string" && (old || /^\w{1,12}$/.test(type)) ? `"${type}"` : describe(type)) +
         (old ? `; write \`type: "${old}"\`` + RENAMED : ""),
     );
   }

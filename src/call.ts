@@ -27,7 +27,7 @@ import {
 import { type ClientConfig, globalFetch, requestConfig } from "./options.ts";
 import { discard, type GraphQLResult, readText, resultOf } from "./response.ts";
 import { isRetryable } from "./retry.ts";
-import { invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
+import { fail, invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
 let iam: typeof import("./iam.ts") | undefined;
@@ -163,8 +163,13 @@ export async function send(
             redirect: "manual",
           });
         } catch (cause) {
+          // A call that ended aborted this fetch with the call's own error: that error stands, untouched.
+          throwIfEnded();
           throw new ServiceNetworkError(cause);
         }
+        // A fetch option that resolves no response (a wrapper that forgot to return it) is a bad
+        // option, not a network failure: not retried, since the request may have been sent.
+        if (!isObject(response)) fail("fetch result", "a Response", response);
         const { ok, status, redirected } = response;
         // The response's URL is read only where a redirect may have been followed (Deno builds it
         // anew at each read, about 2 µs): the runtime's own fetch, told `redirect: "manual"`, follows

@@ -192,12 +192,16 @@ export class ServiceGraphQLError extends ServiceError {
     let text = first
       ? `${first.errorType ? first.errorType + ": " : ""}${first.message}`
       : "GraphQL request failed";
+    const values: string[] = [];
     JSON.stringify(variables, (_key, value) => {
-      if ((typeof value == "string" || typeof value == "number") && `${value}`.length > 2) {
-        text = text.replaceAll(value as string, "…");
+      if ((typeof value == "string" || typeof value == "number") && (value = value + "").length > 2) {
+        values.push(value, JSON.stringify(value).slice(1, -1));
       }
       return value;
     });
+    // As the value may come (a server quotes it JSON-escaped), and the longest first: a value that
+    // begins another is cut only after the other is.
+    for (const value of values.sort((a, b) => b.length - a.length)) text = text.replaceAll(value, "…");
     super(
       "GRAPHQL_ERROR",
       text.slice(0, 200) + (more.length ? ` (and ${more.length} more)` : ""),

@@ -107,6 +107,8 @@ export interface FetchResponse {
   readonly text: () => Promise<string>;
   /** The body as a stream: read chunk by chunk, so that `maxResponseBytes` bounds what is kept. */
   readonly body?: ReadableStream<Uint8Array> | null;
+  /** `"cors"` for a browser's cross-origin response, whose `content-encoding` may be hidden. */
+  readonly type?: string;
   /** Whether fetch followed a redirect (the client refuses the response then). */
   readonly redirected?: boolean;
   /** The URL of the response, after any redirect fetch followed. */

@@ -99,14 +99,18 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
  * one within it, with no `content-encoding`, bounds the body as it is, which the runtime then reads
  * whole (on Deno that is twice as fast as a stream read in JavaScript). Any other body (compressed:
  * its length says nothing of what it inflates to; or of no declared length) is counted as it
- * arrives, after decompression. (A browser shows a cross-origin response's `content-encoding` only
- * where the server exposes it; behind a `content-length`, such a body is read whole.)
+ * arrives, after decompression. A cross-origin response in a browser (`type` "cors") is counted so
+ * too: its `content-encoding` is hidden unless the server exposes it, so its `content-length` may be
+ * the compressed one. A body with no stream reader (node-fetch's is a Node stream) is read whole by
+ * `text()`, then measured.
  */
 export async function readText(response: FetchResponse, max: number): Promise<string | undefined> {
   const { headers } = response;
   const length = headers.get?.("content-length");
   if (+length! > max) return discard(response.body);
-  const reader = length && !headers.get!("content-encoding") ? undefined : response.body?.getReader();
+  const reader = length && !headers.get!("content-encoding") && response.type != "cors"
+    ? undefined
+    : response.body?.getReader?.();
   if (!reader) {
     const text = await response.text();
     return text.length > max ? undefined : text;

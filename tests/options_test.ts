@@ -259,6 +259,18 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /^Invalid auth.type: expected one of apiKey, userpool, oidc, lambda, iam, current value is a string$/,
   ],
   [
+    "auth.type a word as long as a token (a key put in the wrong field): described, never quoted",
+    { url: URL_, auth: { type: "tok_live_4f9a8b7c6d5e4f3a2b1c", apiKey: "k" } },
+    TypeError,
+    /^Invalid auth.type: expected one of apiKey, userpool, oidc, lambda, iam, current value is a string$/,
+  ],
+  [
+    "auth.type a long name of an older client: quoted, with its new name",
+    { url: URL_, auth: { type: "AMAZON_COGNITO_USER_POOLS", jwtToken: "t" } },
+    TypeError,
+    /current value is "AMAZON_COGNITO_USER_POOLS"; write `type: "userpool"`/,
+  ],
+  [
     "auth.type of an older client: the new name, and where to read about it",
     { url: URL_, auth: { type: "API_KEY", apiKey: "k" } },
     TypeError,

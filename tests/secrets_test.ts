@@ -424,6 +424,35 @@ describe("no secret or variable in any error", () => {
     }
   });
 
+  describe("a server that quotes variables in its message: each value is cut out whole", () => {
+    const CASES: ReadonlyArray<[string, string, Record<string, string>, string[]]> = [
+      [
+        "a value JSON escapes (a quote, a backslash, a line break), as the server quotes it escaped",
+        "query Q($v: Int) { posts(limit: $v) { id } }",
+        { v: 'say "escaped-sentinel" back\\slash\nnext-line' },
+        ["escaped-sentinel", "slash", "next-line"],
+      ],
+      [
+        "a value that begins another value: the longer one is cut first",
+        "query Q($user: String!, $limit: Int) { echo(message: $user) posts(limit: $limit) { id } }",
+        { user: "pre", limit: "pre-fix-sentinel" },
+        ["fix-sentinel"],
+      ],
+    ];
+    for (const [name, query, variables, pieces] of CASES) {
+      it(name, async () => {
+        const err = await caught(() => client(undefined, MODES[0]![1]).request(query, variables));
+        assert.ok(err instanceof ServiceGraphQLError, `${err?.name}: ${err?.message}`);
+        const quoted = err.errors[0]!.message;
+        for (const piece of pieces) {
+          assert.ok(quoted.includes(piece), `the server's own message quotes "${piece}"`);
+          assert.ok(!err.message.includes(piece), `"${piece}" is cut out of: ${err.message}`);
+        }
+        assert.match(err.message, /^ValidationError: Variable "\$\w+" got invalid value "…"/);
+      });
+    }
+  });
+
   describe("aborts, network errors and a throwing shouldRetry", () => {
     for (const [mode, auth] of MODES) {
       it(`${mode}: timeout (ServiceAbortError)`, async () => {

@@ -145,6 +145,25 @@ describe("signals", () => {
       assert.equal(given[0]!.reason, err);
     });
 
+    it("an abort during fetch leaves the error the call rejects with as it was made (its fields own and enumerable)", async () => {
+      for (const name of ["timeout", "abort"] as const) {
+        const controller = new AbortController();
+        if (name == "abort") setTimeout(() => controller.abort(), 50);
+        const options = name == "timeout" ? { timeoutMs: 50 } : { signal: controller.signal };
+        const pending = client("hang").request("{ hello }", undefined, options);
+        const err = await rejection(pending);
+        // The fetch the call aborted rejects with that same error, a moment later on some runtimes.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.ok(err instanceof ServiceAbortError, String(err));
+        assert.deepEqual(
+          Object.getOwnPropertyDescriptor(err, "code"),
+          { value: "ABORTED", writable: true, enumerable: true, configurable: true },
+          `${name}: code is an own, plain field`,
+        );
+        assert.deepEqual(JSON.parse(JSON.stringify(err)), { code: "ABORTED", reason: name }, name);
+      }
+    });
+
     it("the timeout also bounds a slow token getter", async () => {
       const c = new ServiceClient({
         url: endpoint.url,

@@ -6,11 +6,13 @@
  * the refusal's message: the endpoint's CORS headers do not expose `Date`); `/reset/graphql` drops
  * the connection without an answer; `/retry-after/graphql` answers a body it has not seen before
  * with 503 and `Retry-After: 0` (exposed to CORS), and as `/graphql` the second time;
- * `/redirect/graphql` redirects (302) to `/graphql`, which would answer.
+ * `/redirect/graphql` redirects (302) to `/graphql`, which would answer; `/gzip/graphql` answers
+ * `{"data":{"hello":"✓✓✓…"}}` (800 check marks, 2,421 bytes) gzipped, with the compressed length.
  *
  * @module
  */
 
+import { gzipSync } from "node:zlib";
 import { type Endpoint, send, startEndpoint } from "../../tests/_server.ts";
 
 /** A running endpoint and its base URL (`http://127.0.0.1:PORT`). */
@@ -39,6 +41,11 @@ export async function startRuntimeEndpoint(): Promise<RuntimeEndpoint> {
     "redirect",
     (_request, response) => void response.writeHead(302, { location: "/graphql" }).end(),
   );
+  const gzipped = gzipSync(JSON.stringify({ data: { hello: "✓".repeat(800) } }));
+  endpoint.route("gzip", (_request, response) => {
+    const headers = { "content-type": "application/json", "content-encoding": "gzip" };
+    response.writeHead(200, { ...headers, "content-length": gzipped.length }).end(gzipped);
+  });
   const seen = new Set<string>();
   endpoint.route("retry-after", (request, response, _count, pass) => {
     if (seen.has(request.body)) return pass();

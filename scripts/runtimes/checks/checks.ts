@@ -160,6 +160,20 @@ const CHECKS: readonly Check[] = [
     );
     expect(data.echo === message, `echo was ${data.echo}`);
   }],
+  [
+    "maxResponseBytes counts what a gzip body inflates to (cross-origin, where its content-encoding is hidden, too)",
+    async (context) => {
+      const url = `${context.base}/gzip/graphql`;
+      const bounded = (maxResponseBytes: number) =>
+        new context.lib.ServiceClient({ url, auth: MODES[0]![1], maxResponseBytes });
+      // 2,421 bytes inflated, 821 characters, a few dozen bytes on the wire.
+      const err = await rejection(bounded(1_000).request("{ hello }"));
+      expect(err instanceof context.lib.ServiceResponseError, `got ${err.name}: ${err.message}`);
+      expect(/larger than maxResponseBytes$/.test(err.message), err.message);
+      const data = await bounded(2_421).request<{ hello: string }>("{ hello }");
+      expect(data.hello === "✓".repeat(800), "the body within the limit resolves");
+    },
+  ],
   ["a field error rejects with ServiceGraphQLError carrying the partial data", async (context) => {
     const err = await rejection(client(context).request("{ hello secret }"));
     expect(err instanceof context.lib.ServiceGraphQLError, `got ${err.name}`);
