@@ -63,11 +63,13 @@ interface Budget {
    * against 20 µs in `deno task bench`). Then 8,963 / 5,437 B, +32 B: an outside review's fixes (a body
    * of several chunks joined by hand again, as a Blob cost up to ten times as much for it; a network
    * error's cause hidden only when it is an object, its fields then non-enumerable; an attempt's own
-   * signal whenever the call has a timeout). Then 9,042 / 5,520 B, a raise of 80 B: an outside
+   * signal whenever the call has a timeout). Then 9,061 / 5,537 B, a raise of 97 B: an outside
    * review's fixes (variables cut out of a GraphQL error's message as the server quotes them escaped,
    * longest first, +46 B; a fetch that resolves no response refused with a code, and an abort's own
-   * error left unwrapped, +25 B; a browser's cross-origin body counted as it inflates and a body with
-   * no web stream read by `text()`, +11 B; only short words quoted as an unknown auth type, +5 B).
+   * error left unwrapped, +25 B; a browser's cross-origin body counted as it inflates, a body with no
+   * web stream read by `text()`, and a body read whole counted in bytes where its characters could be
+   * too many (Bun 1.0 hides a `content-encoding`), +28 B; only short words quoted as an unknown auth
+   * type, +5 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -79,14 +81,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_050,
+    ceiling: 9_070,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_525,
+    ceiling: 5_545,
     counts: "before-first-request",
   },
 ];

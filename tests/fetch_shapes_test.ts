@@ -53,27 +53,50 @@ describe("responses of other fetches", () => {
   });
   after(() => endpoint.close());
 
-  describe("a browser's cross-origin response: content-encoding hidden, content-length the compressed one", () => {
-    /** The runtime's response as a browser's CORS filter leaves it. */
-    const corsFetch: ServiceClientOptions["fetch"] = async (input, init) => {
+  describe("content-encoding hidden, content-length the compressed one: the inflated bytes count", () => {
+    /** The runtime's response with its `content-encoding` dropped, and the `type` given. */
+    const hiding = (type: string): ServiceClientOptions["fetch"] => async (input, init) => {
       const response = await fetch(input, init);
       const headers = new Headers(response.headers);
       headers.delete("content-encoding");
       const filtered = new Response(response.body, { status: response.status, headers });
-      return Object.defineProperty(filtered, "type", { value: "cors" });
+      return Object.defineProperty(filtered, "type", { value: type });
     };
+    const SHAPES: ReadonlyArray<[string, string]> = [
+      ["a browser's cross-origin response (CORS hides the header; counted as it inflates)", "cors"],
+      ["Bun 1.0's response (it drops the header; read whole, then its bytes counted)", "default"],
+    ];
 
-    it("the body is counted as it inflates: over maxResponseBytes it is refused", async () => {
-      const err = await rejection(client(corsFetch, 1_000).request("{ hello }"));
-      assert.ok(err instanceof ServiceResponseError, String(err));
-      assert.equal(err.message, "Unexpected response (HTTP 200): the body is larger than maxResponseBytes");
-    });
+    for (const [name, type] of SHAPES) {
+      it(`${name}: over maxResponseBytes in bytes, within it in characters, it is refused`, async () => {
+        const err = await rejection(client(hiding(type), 1_000).request("{ hello }"));
+        assert.ok(err instanceof ServiceResponseError, String(err));
+        assert.equal(err.message, "Unexpected response (HTTP 200): the body is larger than maxResponseBytes");
+      });
 
-    it("within maxResponseBytes it resolves", async () => {
-      assert.equal(BYTES, 2_421);
-      const data = await client(corsFetch, BYTES).request<{ hello: string }>("{ hello }");
-      assert.equal(data.hello, "✓".repeat(800));
+      it(`${name}: within maxResponseBytes it resolves`, async () => {
+        assert.equal(BYTES, 2_421);
+        const data = await client(hiding(type), BYTES).request<{ hello: string }>("{ hello }");
+        assert.equal(data.hello, "✓".repeat(800));
+      });
+    }
+  });
+
+  it("a browser's cross-origin body is read no further than the limit (a bomb is not inflated whole)", async () => {
+    let pulled = 0;
+    const chunk = new TextEncoder().encode(" ".repeat(1_024));
+    // What a small gzip body inflates to, 1 MiB, behind the length of the compressed one.
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => void (++pulled > 1_024 ? controller.close() : controller.enqueue(chunk)),
     });
+    const bomb: ServiceClientOptions["fetch"] = () => {
+      const response = new Response(body, { headers: { "content-length": "1000" } });
+      return Promise.resolve(Object.defineProperty(response, "type", { value: "cors" }));
+    };
+    const err = await rejection(client(bomb, 4_096).request("{ hello }"));
+    assert.ok(err instanceof ServiceResponseError, String(err));
+    assert.match(err.message, /larger than maxResponseBytes$/);
+    assert.ok(pulled < 10, `${pulled} chunks of 1 KiB were read for a limit of 4 KiB`);
   });
 
   describe("node-fetch's response: the body is a Node stream, with no reader", () => {
@@ -105,8 +128,9 @@ describe("responses of other fetches", () => {
         assert.equal(data.hello, "✓".repeat(800));
       });
 
-      it(`${name}: maxResponseBytes still refuses a larger text`, async () => {
-        const err = await rejection(client(nodeFetch(headers), 800).request("{ hello }"));
+      it(`${name}: maxResponseBytes still refuses a larger body`, async () => {
+        // 821 characters, 2,421 bytes: the bytes count.
+        const err = await rejection(client(nodeFetch(headers), 1_000).request("{ hello }"));
         assert.ok(err instanceof ServiceResponseError, String(err));
         assert.match(err.message, /larger than maxResponseBytes$/);
       });
