@@ -60,7 +60,7 @@ export const OUT: string = join(ROOT, "npm");
 
 /** Where the Node type definitions the build compiles against are pinned and installed. */
 /** The documents for users that the README links to, shipped beside it. */
-const USER_DOCS = ["benchmarks.md", "migration.md", "runtimes.md", "subscriptions.md", "typed-documents.md"];
+const USER_DOCS = userDocs(JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoJson);
 
 const NODE_TYPES_DIR = join(ROOT, "scripts", "npm", "node_types");
 /** Their `@types` folder, a type root for the compiler. */
@@ -109,6 +109,7 @@ interface DenoJson {
   exports: Record<string, string>;
   imports: Record<string, string>;
   compilerOptions: Record<string, unknown>;
+  publish: { include: string[] };
 }
 
 /**
@@ -122,8 +123,15 @@ interface DenoJson {
  */
 export function buildNpm(): string[] {
   const deno = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoJson;
-  for (const required of ["README.md", "LICENSE", "CHANGELOG.md", ...USER_DOCS.map((doc) => `docs/${doc}`)]) {
+  const shipped = ["README.md", "LICENSE", "CHANGELOG.md", ...USER_DOCS.map((doc) => `docs/${doc}`)];
+  for (const required of shipped) {
     if (!existsSync(join(ROOT, required))) throw new Error(`Cannot build for npm: ${required} is missing`);
+  }
+  // A relative link of the README must lead somewhere on the registries' pages too.
+  for (const [, target] of readFileSync(join(ROOT, "README.md"), "utf8").matchAll(/\]\(([^)#:]+)[)#]/g)) {
+    if (!shipped.includes(target!)) {
+      throw new Error(`Cannot build for npm: README.md links ${target}, which neither package ships`);
+    }
   }
   const nodeTypes = installNodeTypes();
   rmSync(OUT, { recursive: true, force: true });
@@ -354,4 +362,12 @@ if (import.meta.main) {
     console.error(known || err instanceof Error ? (err as Error).message : err);
     Deno.exit(1);
   }
+}
+
+/**
+ * The documents for users: the `docs/` files of deno.json's `publish.include` (what JSR ships),
+ * shipped to npm too, so that the README's links work on both registries' pages.
+ */
+function userDocs(deno: DenoJson): string[] {
+  return deno.publish.include.filter((path) => path.startsWith("docs/")).map((path) => path.slice(5));
 }

@@ -291,7 +291,7 @@ export function checkVariables(variables: unknown): void {
 export function serialize(
   document: PreparedDocument,
   variables: unknown,
-  operationName: string | undefined,
+  operationName?: string,
 ): string {
   try {
     return JSON.stringify({

@@ -146,8 +146,8 @@ export class ServiceError extends Error {
 /**
  * The response carried a non-empty `errors` array, and `request` (or `query`/`mutate`) was used.
  * Partial `data`, if any, is kept on the error; `requestRaw` returns it without throwing. The
- * message names the first error, as the server wrote it (its `errorType`, then its `message` cut at
- * 200 characters), and how many more there are: the server's own text may appear in a log, while
+ * message names the first error, as the server wrote it (`errorType: message`, cut at 200
+ * characters), and how many more there are: the server's own text may appear in a log, while
  * the request's variables (each value cut out of the server's words), headers and credentials never
  * do. Read `errors` for every detail.
  *

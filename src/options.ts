@@ -168,12 +168,15 @@ export interface ServiceClientOptions {
   readonly headers?: HeaderValues | undefined;
   /** A default timeout for every call, in ms; a request's `timeoutMs` can only shorten it. No default. */
   readonly timeoutMs?: number | undefined;
-  /** A signal that aborts every call of this client (for instance on logout or shutdown). */
+  /**
+   * A signal that aborts every request of this client (for instance on logout or shutdown).
+   * Subscriptions end with their own signal or `realtime.close()`.
+   */
   readonly signal?: AbortSignal | undefined;
   /**
    * The most bytes of a response body read, counted as the body arrives (after decompression): a
-   * larger one ends the read and fails the call with a `ServiceResponseError` (a 2xx; a non-2xx
-   * stays a `ServiceHttpError`, without its body), not retried. Default 16 MiB (16,777,216), far
+   * larger one ends the read and fails the call: a 2xx with a `ServiceResponseError`, never
+   * retried; a non-2xx stays a `ServiceHttpError`, without its body, retried as its status is. Default 16 MiB (16,777,216), far
    * over the service's own limit of a few MB.
    */
   readonly maxResponseBytes?: number | undefined;
@@ -247,13 +250,14 @@ const COMMON: Readonly<Record<string, Check>> = {
 };
 
 /**
- * The client's options and their checks: `url`, `auth` and `fetch`, which the client always reads,
+ * The client's options and their checks: `auth`, `url` and `fetch`, which the client always reads,
  * are checked even when absent (the first two are required; `fetch` falls back to the global one,
- * when there is one).
+ * when there is one). `auth` comes first: 0.x options (`auth: { mode, apiUrl, apiKey }`, no `url`)
+ * get the migration hint of `auth.type` before anything else.
  */
 const CLIENT: Readonly<Record<string, Check>> = {
-  url: checkUrl,
   auth: checkAuth,
+  url: checkUrl,
   fetch: (fetch, field) =>
     fetch === undefined && typeof globalThis.fetch == "function"
       ? globalFetch

@@ -31,8 +31,8 @@ interface Subscription {
   acked?: boolean;
   /** Ends it when its `start` stays unanswered. */
   wait?: ReturnType<typeof setTimeout>;
-  /** Hands over an event's payload. */
-  receive(payload: Payload): void;
+  /** Hands over an event's payload, or the service's error for it (`refused`), which ends it. */
+  receive(payload: Payload, refused?: boolean): void;
   /** Ends it, with an error to throw; `quiet` when the service ended it already (no `stop`). */
   end(error?: unknown, quiet?: boolean): void;
 }
@@ -229,9 +229,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
-    else if (type == "data") subscription?.receive(payload);
+    else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
     else if (type == "complete") subscription?.end(undefined, true);
-    else if (type == "error" && id) subscription?.end(new ServiceGraphQLError(errorsOf(payload)), true);
     else if (type == "error" || type == "connection_error") failed(payload);
   };
   const open = async () => {
@@ -291,7 +290,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     state: () => state,
     close: () => end(),
     subscribe(document: unknown, [variables, options]: readonly unknown[]): AsyncIterableIterator<unknown> {
-      const id = String(++ids);
+      const id = ++ids + "";
       const queue: unknown[] = [];
       const waiting: (() => void)[] = [];
       let ended = false;
@@ -299,9 +298,13 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       let signal: AbortSignal | undefined;
       let unwatch: (() => void) | void;
       const subscription: Subscription = {
-        receive(payload) {
-          if (!isObject(payload) || [payload.errors ?? []].flat().length) {
-            return subscription.end(new ServiceGraphQLError(errorsOf(payload), payload?.data));
+        receive(payload, refused) {
+          // The service's words may quote the variables: cut out of the message, as for a request.
+          if (refused || !isObject(payload) || [payload.errors ?? []].flat().length) {
+            return subscription.end(
+              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, variables),
+              refused,
+            );
           }
           queue.push(payload.data);
           waiting.splice(0).forEach((wake) => wake());
@@ -339,15 +342,15 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         [Symbol.asyncIterator]: () => iterator,
       };
       try {
-        expectOptions(options ?? {}, "subscribe options", ["signal"]);
+        expectOptions(options ??= {}, "subscribe options", ["signal"]);
         // The checks of request(): the same signals and variables are refused, with the same words.
-        signal = requestConfig(options ?? undefined).signal;
+        signal = requestConfig(options).signal;
         checkVariables(variables);
         subscriptions.set(id, subscription); // a pending idle close sees it, and leaves the socket open
         // One listener per signal, however many subscriptions share it (Node warns past 10).
         if (signal) unwatch = watch(signal, subscription.end);
         Promise.resolve(prepareDocument(document)).then((prepared) => {
-          subscription.data = serialize(prepared, variables, undefined);
+          subscription.data = serialize(prepared, variables);
           if (ended) return;
           if (!socket) open();
           else if (state == "connected") start(id, subscription);

@@ -186,7 +186,13 @@ async function start(
   } catch (error) {
     return { errors: [formatError(error as GraphQLError)] };
   }
-  const errors = validate(schema, document);
+  let errors: readonly GraphQLError[];
+  try {
+    errors = validate(schema, document);
+  } catch (error) {
+    // graphql-js's SingleFieldSubscriptionsRule throws for a directive's variable on the root field.
+    errors = [error as GraphQLError];
+  }
   if (errors.length) return { errors: errors.map(formatError) };
   if (getOperationAST(document, operationName)?.operation !== "subscription") {
     return { errors: [{ errorType: "ValidationError", message: "Only a subscription can be started" }] };

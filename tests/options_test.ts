@@ -283,6 +283,12 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /^Invalid auth.type: .*current value is undefined; write `type: "apiKey"` \(renamed: see docs\/migration.md\)/,
   ],
   [
+    "0.x options as they were (`apiUrl` in auth, no url): the migration hint first",
+    { auth: { mode: "API_KEY_MODE", apiUrl: URL_, apiKey: "k" } },
+    TypeError,
+    /^Invalid auth.type: .*current value is undefined; write `type: "apiKey"` \(renamed: see docs\/migration.md\)$/,
+  ],
+  [
     "0.x `apiUrl` among the client's options: its new name",
     { apiUrl: URL_, url: URL_, auth: apiKey },
     TypeError,
@@ -292,7 +298,7 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     "an unknown key with no close match: the known keys listed",
     { url: URL_, auth: apiKey, endpoint: URL_ },
     TypeError,
-    /^Unknown option `endpoint` in options: expected one of url, auth, fetch, signal, timeoutMs, maxResponseBytes, headers, retry$/,
+    /^Unknown option `endpoint` in options: expected one of auth, url, fetch, signal, timeoutMs, maxResponseBytes, headers, retry$/,
   ],
   [
     "a blank API key is an empty one",

@@ -352,6 +352,32 @@ describe("RealtimeClient", () => {
     assert.deepEqual(await events.next(), { value: undefined, done: true });
   });
 
+  it("cuts the variables out of the message of a refused start's error and of an event's, as request() does", async () => {
+    const SECRET = "alice@example.com-sentinel";
+    const quoting = (data: string) => [{
+      errorType: "ValidationError",
+      message: `Variable 'author' has an invalid value: ${JSON.parse(data).variables.author}`,
+    }];
+    server.behaviour.refuseStart = (start) =>
+      start.id == "1" ? { errors: quoting(start.payload.data) } : undefined;
+    const realtime = realtimeOf();
+    const document = "subscription S($author: String) { onPost(author: $author) { id } }";
+    const refused = realtime.subscribe(document, { author: SECRET }).next();
+    const events = realtime.subscribe(document, { author: SECRET });
+    const next = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the second start");
+    const [start] = [...server.connections[0]!.live.values()];
+    server.publish({ data: null, errors: quoting(start!.payload.data) });
+    for (const pending of [refused, next]) {
+      await assert.rejects(pending, (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError);
+        assert.ok(error.errors[0]!.message.includes(SECRET), "the service's own words keep it");
+        assert.equal(error.message, "ValidationError: Variable 'author' has an invalid value: …");
+        return true;
+      });
+    }
+  });
+
   it("ends a subscription with its signal (a ServiceAbortError), sending stop", async () => {
     const controller = new AbortController();
     const realtime = realtimeOf();
