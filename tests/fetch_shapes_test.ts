@@ -41,6 +41,10 @@ describe("responses of other fetches", () => {
   before(async () => {
     endpoint = await startEndpoint();
     // gzip with the compressed length, as a CDN or the service sends a large answer.
+    endpoint.route("plain", (_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": BYTES });
+      response.end(CHECKMARKS);
+    });
     endpoint.route("gzip", (_request, response) => {
       const body = gzipSync(CHECKMARKS);
       response.writeHead(200, {
@@ -96,6 +100,31 @@ describe("responses of other fetches", () => {
     const err = await rejection(client(bomb, 4_096).request("{ hello }"));
     assert.ok(err instanceof ServiceResponseError, String(err));
     assert.match(err.message, /larger than maxResponseBytes$/);
+    assert.ok(pulled < 10, `${pulled} chunks of 1 KiB were read for a limit of 4 KiB`);
+  });
+
+  it("a body of exactly maxResponseBytes resolves, read whole (its length) or counted as it inflates", async () => {
+    const plain = new ServiceClient({
+      url: endpoint.urlFor("plain"),
+      auth: { type: "apiKey", apiKey: API_KEY },
+      maxResponseBytes: BYTES,
+    });
+    assert.equal((await plain.request<{ hello: string }>("{ hello }")).hello.length, 800);
+    assert.equal((await client(undefined, BYTES).request<{ hello: string }>("{ hello }")).hello.length, 800);
+  });
+
+  it("a body that says it is compressed is counted as it inflates, whatever its length says", async () => {
+    let pulled = 0;
+    const chunk = new TextEncoder().encode(" ".repeat(1_024));
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => void (++pulled > 1_024 ? controller.close() : controller.enqueue(chunk)),
+    });
+    const compressed: ServiceClientOptions["fetch"] = () =>
+      Promise.resolve(
+        new Response(body, { headers: { "content-length": "1000", "content-encoding": "gzip" } }),
+      );
+    const err = await rejection(client(compressed, 4_096).request("{ hello }"));
+    assert.ok(err instanceof ServiceResponseError, String(err));
     assert.ok(pulled < 10, `${pulled} chunks of 1 KiB were read for a limit of 4 KiB`);
   });
 

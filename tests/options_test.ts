@@ -427,6 +427,12 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     /retry.maxDelayMs: expected an integer from 0 to 2147483647, current value is 2147483648/,
   ],
   [
+    "retry maxDelayMs one below baseDelayMs",
+    { url: URL_, auth: apiKey, retry: { baseDelayMs: 100, maxDelayMs: 99 } },
+    RangeError,
+    /at least retry.baseDelayMs \(100\), current value is 99/,
+  ],
+  [
     "retry maxDelayMs < baseDelayMs",
     { url: URL_, auth: apiKey, retry: { baseDelayMs: 500, maxDelayMs: 100 } },
     RangeError,

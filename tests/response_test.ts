@@ -224,6 +224,22 @@ describe("responses", () => {
       }
     });
 
+    it("a fetch option that follows a redirect to another path of the same origin: refused the same way", async () => {
+      endpoint.route(
+        "hop",
+        (_req, res) => void res.writeHead(307, { location: endpoint.urlFor("landed") }).end(),
+      );
+      endpoint.route("landed", (_req, _res, _count, pass) => pass());
+      const client = new ServiceClient({
+        url: endpoint.urlFor("hop"),
+        auth: { type: "apiKey", apiKey: API_KEY },
+        fetch: (input, init) => fetch(input, { ...init, redirect: "follow" }),
+      });
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof ServiceResponseError, String(err));
+      assert.equal(err.message, "Unexpected response (HTTP 200): it comes from a redirect");
+    });
+
     it("iam: a followed redirect that ends on a 403 is refused the same way (no clock-skew check of it)", async () => {
       const other = await startEndpoint();
       try {

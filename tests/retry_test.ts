@@ -271,6 +271,56 @@ describe("retry", () => {
       }
     });
 
+    it("an abort while an async shouldRetry decides leaves no wait timer behind when it then says yes", async () => {
+      const url = flaky("abort-in-async-should-retry", 409, 1);
+      const controller = new AbortController();
+      const { setTimeout: realSet, clearTimeout: realClear } = globalThis;
+      const pending = new Set<ReturnType<typeof setTimeout>>();
+      // The timers started through the globals while the call runs (the client's: the backoff's wait).
+      globalThis.setTimeout = ((callback: () => void, ms?: number) => {
+        const timer = realSet(() => (pending.delete(timer), callback()), ms);
+        pending.add(timer);
+        return timer;
+      }) as typeof setTimeout;
+      globalThis.clearTimeout = ((
+        timer: ReturnType<typeof setTimeout>,
+      ) => (pending.delete(timer), realClear(timer))) as typeof clearTimeout;
+      try {
+        const err = await rejection(
+          client(url, {
+            retry: {
+              attempts: 3,
+              baseDelayMs: 10_000,
+              maxDelayMs: 10_000,
+              shouldRetry: () => (controller.abort("user left"),
+                new Promise((resolve) => realSet(resolve, 20, true))),
+            },
+          }).request("{ hello }", undefined, { signal: controller.signal }),
+        );
+        assert.ok(err instanceof ServiceAbortError, String(err));
+        await new Promise((resolve) => realSet(resolve, 50));
+      } finally {
+        Object.assign(globalThis, { setTimeout: realSet, clearTimeout: realClear });
+      }
+      const left = pending.size;
+      pending.forEach(realClear);
+      assert.equal(left, 0, "a backoff wait was started after the call had ended");
+      assert.equal(requestsTo("abort-in-async-should-retry"), 1);
+    });
+
+    it("an auth getter's failure is never retried, even by a shouldRetry that retries everything", async () => {
+      let calls = 0;
+      const err = await rejection(
+        new ServiceClient({
+          url: flaky("auth-never-retried", 409, 0),
+          auth: { type: "apiKey", apiKey: () => (calls++, "") },
+          retry: { ...fast, shouldRetry: () => true },
+        }).request("{ hello }"),
+      );
+      assert.equal(err.code, "AUTH_ERROR", String(err));
+      assert.equal(calls, 1);
+    });
+
     it("a Retry-After longer than maxDelayMs is not waited for: the 429 is thrown at once", async () => {
       const url = flaky("retry-after-long", 429, 1, { "retry-after": "120" });
       const started = Date.now();

@@ -433,6 +433,12 @@ describe("no secret or variable in any error", () => {
         ["escaped-sentinel", "slash", "next-line"],
       ],
       [
+        "a value of 3 characters, the shortest that is cut",
+        "query Q($v: Int) { posts(limit: $v) { id } }",
+        { v: "x_z" },
+        ["x_z"],
+      ],
+      [
         "a value that begins another value: the longer one is cut first",
         "query Q($user: String!, $limit: Int) { echo(message: $user) posts(limit: $limit) { id } }",
         { user: "pre", limit: "pre-fix-sentinel" },
