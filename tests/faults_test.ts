@@ -31,7 +31,7 @@ import {
   ServiceResponseError,
 } from "../mod.ts";
 import { answer, type Fault, type FaultServer, head, ok, reset, startFaultServer } from "./_faults_server.ts";
-import { API_KEY, type Caught, settlesWithin, Unsettled } from "./_fixtures.ts";
+import { API_KEY, type Caught, settlesWithin, trackClientTimers, Unsettled } from "./_fixtures.ts";
 
 // The server starts in the outer describe's hooks: Node 18.17 runs top-level `before` hooks only
 // after the file's describes.
@@ -92,41 +92,6 @@ async function call(
   await server.settled();
   assert.equal(server.count(route), attempts, "the server received one request per attempt");
   return outcome;
-}
-
-/** The directory of the client's sources, to tell their timers from the runtime's and the test's. */
-const SRC = new URL("../src/", import.meta.url);
-
-/**
- * Wraps `setTimeout`/`clearTimeout` for the duration of one call and counts the timers scheduled
- * from the client's sources that are still pending. Restored right after the call, so nothing
- * leaks into other tests.
- */
-function trackClientTimers(): { pending(): number; restore(): void } {
-  const realSet = globalThis.setTimeout;
-  const realClear = globalThis.clearTimeout;
-  const pending = new Set<unknown>();
-  const fromClient = (stack = "") =>
-    stack.includes(SRC.href) || stack.includes(decodeURIComponent(SRC.pathname));
-  globalThis.setTimeout = ((handler: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-    const handle = realSet(() => {
-      pending.delete(handle);
-      handler(...args);
-    }, ms);
-    if (fromClient(new Error().stack)) pending.add(handle);
-    return handle;
-  }) as typeof setTimeout;
-  globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
-    pending.delete(handle);
-    realClear(handle);
-  }) as typeof clearTimeout;
-  return {
-    pending: () => pending.size,
-    restore() {
-      globalThis.setTimeout = realSet;
-      globalThis.clearTimeout = realClear;
-    },
-  };
 }
 
 function assertNetworkError(outcome: Outcome, attempts: number): void {

@@ -14,7 +14,7 @@ import {
 import { retryAfterMs, retryDelay, shouldRetry } from "../src/backoff.ts";
 import { retryPolicy } from "../src/retry.ts";
 import { type Endpoint, send, startEndpoint } from "./_server.ts";
-import { API_KEY, rejection } from "./_fixtures.ts";
+import { API_KEY, rejection, trackClientTimers } from "./_fixtures.ts";
 
 let endpoint: Endpoint;
 
@@ -274,17 +274,7 @@ describe("retry", () => {
     it("an abort while an async shouldRetry decides leaves no wait timer behind when it then says yes", async () => {
       const url = flaky("abort-in-async-should-retry", 409, 1);
       const controller = new AbortController();
-      const { setTimeout: realSet, clearTimeout: realClear } = globalThis;
-      const pending = new Set<ReturnType<typeof setTimeout>>();
-      // The timers started through the globals while the call runs (the client's: the backoff's wait).
-      globalThis.setTimeout = ((callback: () => void, ms?: number) => {
-        const timer = realSet(() => (pending.delete(timer), callback()), ms);
-        pending.add(timer);
-        return timer;
-      }) as typeof setTimeout;
-      globalThis.clearTimeout = ((
-        timer: ReturnType<typeof setTimeout>,
-      ) => (pending.delete(timer), realClear(timer))) as typeof clearTimeout;
+      const timers = trackClientTimers();
       try {
         const err = await rejection(
           client(url, {
@@ -293,18 +283,16 @@ describe("retry", () => {
               baseDelayMs: 10_000,
               maxDelayMs: 10_000,
               shouldRetry: () => (controller.abort("user left"),
-                new Promise((resolve) => realSet(resolve, 20, true))),
+                new Promise((resolve) => setTimeout(resolve, 20, true))),
             },
           }).request("{ hello }", undefined, { signal: controller.signal }),
         );
         assert.ok(err instanceof ServiceAbortError, String(err));
-        await new Promise((resolve) => realSet(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(timers.pending(), 0, "a backoff wait was started after the call had ended");
       } finally {
-        Object.assign(globalThis, { setTimeout: realSet, clearTimeout: realClear });
+        timers.restore();
       }
-      const left = pending.size;
-      pending.forEach(realClear);
-      assert.equal(left, 0, "a backoff wait was started after the call had ended");
       assert.equal(requestsTo("abort-in-async-should-retry"), 1);
     });
 
