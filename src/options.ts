@@ -176,8 +176,8 @@ export interface ServiceClientOptions {
   /**
    * The most bytes of a response body read, counted as the body arrives (after decompression): a
    * larger one ends the read and fails the call: a 2xx with a `ServiceResponseError`, never
-   * retried; a non-2xx stays a `ServiceHttpError`, without its body, retried as its status is. Default 16 MiB (16,777,216), far
-   * over the service's own limit of a few MB.
+   * retried; a non-2xx stays a `ServiceHttpError`, without its body, retried as its status is.
+   * Default 16 MiB (16,777,216), far over the service's own limit of a few MB.
    */
   readonly maxResponseBytes?: number | undefined;
 }

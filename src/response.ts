@@ -113,8 +113,9 @@ export async function readText(response: FetchResponse, max: number): Promise<st
     : response.body?.getReader?.();
   if (!reader) {
     const text = await response.text();
-    // Its bytes are counted where its characters could be too many: Bun 1.0 inflates a body and hides
-    // its `content-encoding`, and a body with no stream has no length to trust.
+    // Its bytes are counted wherever its characters could undercount them (a character is up to 3
+    // bytes): Bun 1.0 inflates a body and hides its `content-encoding`, and a body with no stream has
+    // no length to trust.
     return text.length * 3 > max && new Blob([text]).size > max ? undefined : text;
   }
   const chunks: Uint8Array[] = [];
