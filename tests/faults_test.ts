@@ -31,7 +31,8 @@ import {
   ServiceResponseError,
 } from "../mod.ts";
 import { answer, type Fault, type FaultServer, head, ok, reset, startFaultServer } from "./_faults_server.ts";
-import { API_KEY, type Caught, settlesWithin, trackClientTimers, Unsettled } from "./_fixtures.ts";
+import { API_KEY, type Caught, settlesWithin, Unsettled } from "./_fixtures.ts";
+import { trackClientTimers } from "./_timers.ts";
 
 // The server starts in the outer describe's hooks: Node 18.17 runs top-level `before` hooks only
 // after the file's describes.

@@ -177,11 +177,14 @@ describe("RealtimeClient, recovery", () => {
     it("the first socket's getter: the caller's to mend, it ends the subscription", async () => {
       const { auth, counter } = counted([1]);
       const realtime = realtimeOf(auth);
-      await assert.rejects(realtime.subscribe("subscription { a }").next(), (error: unknown) => {
-        assert.ok(error instanceof ServiceAuthError);
-        assert.equal(error.code, "AUTH_ERROR");
-        return true;
-      });
+      await assert.rejects(
+        within(realtime.subscribe("subscription { a }").next(), "the end"),
+        (error: unknown) => {
+          assert.ok(error instanceof ServiceAuthError);
+          assert.equal(error.code, "AUTH_ERROR");
+          return true;
+        },
+      );
       assert.equal(counter.calls, 1);
       assert.equal(server.connections.length, 0);
       assert.equal(realtime.state, "closed");

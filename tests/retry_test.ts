@@ -14,7 +14,8 @@ import {
 import { retryAfterMs, retryDelay, shouldRetry } from "../src/backoff.ts";
 import { retryPolicy } from "../src/retry.ts";
 import { type Endpoint, send, startEndpoint } from "./_server.ts";
-import { API_KEY, rejection, trackClientTimers } from "./_fixtures.ts";
+import { API_KEY, rejection } from "./_fixtures.ts";
+import { trackClientTimers } from "./_timers.ts";
 
 let endpoint: Endpoint;
 
