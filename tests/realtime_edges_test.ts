@@ -217,4 +217,17 @@ describe("RealtimeClient, edges", () => {
     assert.deepEqual(await events.next(), { value: undefined, done: true });
     assert.equal(realtime.state, "connected");
   });
+
+  it("ends a subscription whose start is refused by an error frame with no errors, as a malformed error", async () => {
+    server.behaviour.refuseStart = () => ({});
+    const realtime = realtimeOf();
+    await assert.rejects(
+      within(realtime.subscribe("subscription { a }").next(), "the refusal"),
+      (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError, String(error));
+        assert.deepEqual(error.errors, [{ message: "Malformed message" }]);
+        return true;
+      },
+    );
+  });
 });
