@@ -198,26 +198,6 @@ describe("RealtimeClient, edges", () => {
     assert.equal(server.connections.length, 0);
   });
 
-  it("ends a subscription whose event carries one error object, not a list, with its data, and stops it", async () => {
-    const realtime = realtimeOf();
-    const events = realtime.subscribe("subscription { onPost { id secret } }");
-    const next = events.next();
-    await server.until(() => server.connections[0]?.live.size === 1, "the start");
-    server.publish({
-      data: { onPost: { id: "1", secret: null } },
-      errors: { errorType: "ResolverError", message: "Denied" },
-    });
-    await assert.rejects(within(next, "the event's error"), (error: unknown) => {
-      assert.ok(error instanceof ServiceGraphQLError, String(error));
-      assert.deepEqual(error.errors, [{ errorType: "ResolverError", message: "Denied" }]);
-      assert.deepEqual(error.data, { onPost: { id: "1", secret: null } });
-      return true;
-    });
-    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
-    assert.deepEqual(await events.next(), { value: undefined, done: true });
-    assert.equal(realtime.state, "connected");
-  });
-
   it("ends a subscription whose start is refused by an error frame with no errors, as a malformed error", async () => {
     server.behaviour.refuseStart = () => ({});
     const realtime = realtimeOf();

@@ -334,23 +334,32 @@ describe("RealtimeClient", () => {
     assert.equal(settled.filter((result) => "value" in result).length, 100);
   });
 
-  it("throws an event's GraphQL errors with its data, and stops the subscription", async () => {
-    const realtime = realtimeOf();
-    const events = realtime.subscribe("subscription { onPost { id secret } }");
-    const next = events.next();
-    await server.until(() => server.connections[0]?.live.size === 1, "the start");
-    server.publish({
-      data: { onPost: { id: "1", secret: null } },
-      errors: [{ message: "Denied", path: ["secret"] }],
+  const ERROR_SHAPES: ReadonlyArray<[string, unknown, unknown[]]> = [
+    ["a list", [{ message: "Denied", path: ["secret"] }], [{ message: "Denied", path: ["secret"] }]],
+    [
+      "one object, not a list",
+      { errorType: "ResolverError", message: "Denied" },
+      [{ errorType: "ResolverError", message: "Denied" }],
+    ],
+  ];
+  for (const [shape, sent, errors] of ERROR_SHAPES) {
+    it(`throws an event's GraphQL errors (${shape}) with its data, and stops the subscription`, async () => {
+      const realtime = realtimeOf();
+      const events = realtime.subscribe("subscription { onPost { id secret } }");
+      const next = events.next();
+      await server.until(() => server.connections[0]?.live.size === 1, "the start");
+      server.publish({ data: { onPost: { id: "1", secret: null } }, errors: sent });
+      await assert.rejects(within(next, "the event's error"), (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError, String(error));
+        assert.deepEqual(error.errors, errors);
+        assert.deepEqual(error.data, { onPost: { id: "1", secret: null } });
+        return true;
+      });
+      await server.until(() => server.connections[0]!.live.size === 0, "the stop");
+      assert.deepEqual(await events.next(), { value: undefined, done: true });
+      assert.equal(realtime.state, "connected");
     });
-    await assert.rejects(next, (error: unknown) => {
-      assert.ok(error instanceof ServiceGraphQLError);
-      assert.deepEqual(error.data, { onPost: { id: "1", secret: null } });
-      return true;
-    });
-    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
-    assert.deepEqual(await events.next(), { value: undefined, done: true });
-  });
+  }
 
   it("cuts the variables out of the message of a refused start's error and of an event's, as request() does", async () => {
     const SECRET = "alice@example.com-sentinel";
