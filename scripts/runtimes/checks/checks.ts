@@ -46,7 +46,12 @@ export interface CheckResult {
   readonly error?: string;
 }
 
-type Check = readonly [name: string, run: (context: CheckContext) => Promise<void>];
+/** A check: its name, what it does, and (when not every run) which runs it applies to. */
+type Check = readonly [
+  name: string,
+  run: (context: CheckContext) => Promise<void>,
+  appliesTo?: (context: CheckContext) => boolean,
+];
 
 /** How long one check may take: a check that hangs fails instead of stalling the run. */
 export const CHECK_TIMEOUT_MS = 10_000;
@@ -244,13 +249,12 @@ const CHECKS: readonly Check[] = [
     );
     return Promise.resolve();
   }],
+  // Only where the run says which: a run without an expectation has nothing to check it against.
   ["AbortSignal.any is as this run expects", (context) => {
     const present = typeof (AbortSignal as { any?: unknown }).any === "function";
-    if (context.abortSignalAny !== undefined) {
-      expect(present === context.abortSignalAny, `AbortSignal.any is ${present ? "present" : "absent"}`);
-    }
+    expect(present === context.abortSignalAny, `AbortSignal.any is ${present ? "present" : "absent"}`);
     return Promise.resolve();
-  }],
+  }, (context) => context.abortSignalAny !== undefined],
 ];
 
 /**
@@ -261,8 +265,9 @@ const CHECKS: readonly Check[] = [
  */
 export async function runChecks(context: CheckContext): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  for (const [name, run] of CHECKS) {
+  for (const [name, run, appliesTo] of CHECKS) {
     if (context.only && !context.only.some((prefix) => name.startsWith(prefix))) continue;
+    if (appliesTo && !appliesTo(context)) continue;
     const started = Date.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
