@@ -12,7 +12,12 @@
 import { authorizeFor, type ClientState, clientState, send } from "./call.ts";
 import type { Document, PreparedDocument, VariablesObject } from "./document.ts";
 import { chunkLoadFailed } from "./errors.ts";
-import { clientConfig, type RequestOptions, type ServiceClientOptions } from "./options.ts";
+import {
+  type ClientConfig,
+  clientConfig,
+  type RequestOptions,
+  type ServiceClientOptions,
+} from "./options.ts";
 import { invalid } from "./validate.ts";
 import type { GraphQLResult } from "./response.ts";
 import type { IntrospectionQuery } from "graphql";
@@ -239,11 +244,11 @@ async function sendFrom(
 }
 
 /**
- * Internal, for the `./realtime` entry (not exported by `mod.ts`): the client's endpoint URL, as
- * checked at construction.
+ * Internal, for the `./realtime` entry (not exported by `mod.ts`): the client's options as checked at
+ * construction (its endpoint URL, its signal).
  */
-export function endpointOf(client: ServiceClient): string {
-  return stateOf(states, client).url;
+export function configOf(client: ServiceClient): ClientConfig {
+  return stateOf(states, client);
 }
 
 /**

@@ -169,8 +169,8 @@ export interface ServiceClientOptions {
   /** A default timeout for every call, in ms; a request's `timeoutMs` can only shorten it. No default. */
   readonly timeoutMs?: number | undefined;
   /**
-   * A signal that aborts every request of this client (for instance on logout or shutdown).
-   * Subscriptions end with their own signal or `realtime.close()`.
+   * A signal that aborts every request of this client (for instance on logout or shutdown), and
+   * ends the subscriptions of its `RealtimeClient`s.
    */
   readonly signal?: AbortSignal | undefined;
   /**

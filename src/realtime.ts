@@ -170,6 +170,78 @@ export interface SubscribeOptions {
 }
 
 /**
+ * The events of one subscription, as `subscribe` returns them: an async iterator of each event's
+ * data, for `for await`. Ending the loop (`break`, `return`, a throw) or calling `return()` ends the
+ * subscription (it sends `stop`); the error that ends it otherwise is thrown by `next()`. A plain
+ * iterator type, the same on every TypeScript: it is an `AsyncIterableIterator<TData>` too.
+ *
+ * @example End a subscription that has not started
+ * ```ts
+ * import { ServiceClient } from "@seed/service-client";
+ * import { RealtimeClient, type Subscription } from "@seed/service-client/realtime";
+ *
+ * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+ * const realtime = new RealtimeClient(client);
+ * const events: Subscription<{ onPost: { id: string } }> = realtime.subscribe("subscription { onPost { id } }");
+ * const end = await events.return();
+ * console.log(end.done, end.value); // true undefined
+ * realtime.close();
+ * ```
+ */
+export interface Subscription<TData> {
+  /**
+   * The next event's data; done once the subscription has ended. It throws the error that ended it.
+   *
+   * @example A subscription whose signal has aborted ends at once
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   * import { RealtimeClient } from "@seed/service-client/realtime";
+   *
+   * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+   * const realtime = new RealtimeClient(client);
+   * const events = realtime.subscribe("subscription { onPost { id } }", undefined, { signal: AbortSignal.abort() });
+   * await events.next().catch((err) => console.log(err.code)); // "ABORTED"
+   * realtime.close();
+   * ```
+   */
+  next(): Promise<IteratorResult<TData, undefined>>;
+  /**
+   * Ends the subscription (it sends `stop`), dropping the events not yet read.
+   *
+   * @example End it, then read: it is done
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   * import { RealtimeClient } from "@seed/service-client/realtime";
+   *
+   * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+   * const realtime = new RealtimeClient(client);
+   * const events = realtime.subscribe("subscription { onPost { id } }");
+   * await events.return();
+   * console.log(await events.next()); // { value: undefined, done: true }
+   * realtime.close();
+   * ```
+   */
+  return(): Promise<IteratorReturnResult<undefined>>;
+  /**
+   * The subscription itself, for `for await`.
+   *
+   * @example It iterates itself
+   * ```ts
+   * import { ServiceClient } from "@seed/service-client";
+   * import { RealtimeClient } from "@seed/service-client/realtime";
+   *
+   * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
+   * const realtime = new RealtimeClient(client);
+   * const events = realtime.subscribe("subscription { onPost { id } }");
+   * console.log(events[Symbol.asyncIterator]() === events); // true
+   * await events.return();
+   * realtime.close();
+   * ```
+   */
+  [Symbol.asyncIterator](): Subscription<TData>;
+}
+
+/**
  * The arguments after the document: the variables (required when the operation has required
  * variables, optional otherwise) and the subscription's options.
  *
@@ -249,15 +321,15 @@ export class RealtimeClient {
    * const client = new ServiceClient({ url: "https://api.example.com/graphql", auth: { type: "apiKey", apiKey: "da2-example" } });
    * const realtime = new RealtimeClient(client);
    * const events = realtime.subscribe<{ onPost: { id: string } }>("subscription { onPost { id } }");
-   * console.log(await events.return!()); // { value: undefined, done: true }: nothing was sent
+   * console.log(await events.return()); // { value: undefined, done: true }: nothing was sent
    * realtime.close();
    * ```
    */
   subscribe<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
     ...args: SubscribeArgs<TVariables>
-  ): AsyncIterableIterator<TData> {
-    return linkOf(this).subscribe(document, args) as AsyncIterableIterator<TData>;
+  ): Subscription<TData> {
+    return linkOf(this).subscribe(document, args) as Subscription<TData>;
   }
 
   /**
@@ -297,11 +369,11 @@ export class RealtimeClient {
   ): () => void {
     expectFunction(onData, "onData");
     expectFunction(onError, "onError");
-    const events = linkOf(this).subscribe(document, [variables]) as AsyncIterableIterator<TData>;
+    const events = linkOf(this).subscribe(document, [variables]) as Subscription<TData>;
     (async () => {
       for await (const data of events) onData(data);
     })().catch(onError);
-    return () => void events.return!();
+    return () => void events.return();
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 
 import { checkVariables, serialize, watch } from "./call.ts";
-import { authorize, endpointOf, type ServiceClient } from "./client.ts";
+import { authorize, configOf, type ServiceClient } from "./client.ts";
 import { prepareDocument } from "./document.ts";
 import {
   type GraphQLFormattedError,
@@ -17,7 +17,13 @@ import {
   ServiceNetworkError,
 } from "./errors.ts";
 import { requestConfig } from "./options.ts";
-import type { ConnectionState, RealtimeOptions, WebSocketConstructor, WebSocketLike } from "./realtime.ts";
+import type {
+  ConnectionState,
+  RealtimeOptions,
+  Subscription as Events,
+  WebSocketConstructor,
+  WebSocketLike,
+} from "./realtime.ts";
 import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
 
 /** One subscription, as the connection knows it. */
@@ -77,13 +83,13 @@ const SIGNED_HEADERS = {
 export interface Connection {
   state(): ConnectionState;
   close(): void;
-  subscribe(document: unknown, args: readonly unknown[]): AsyncIterableIterator<unknown>;
+  subscribe(document: unknown, args: readonly unknown[]): Events<unknown>;
 }
 
 /** The socket and subscriptions of one `RealtimeClient`. */
 export function connection(client: ServiceClient, options: RealtimeOptions): Connection {
   expectOptions(options, "options", ["webSocket", "authIn", "url", "onStateChange"]);
-  const graphql = endpointOf(client);
+  const { url: graphql, signal: clientSignal } = configOf(client);
   /** The GraphQL URL with `path` appended to its path (before its query, if it has one). */
   const under = (path: string) => graphql.replace(/[?#]|$/, path + "$&");
   const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
@@ -92,9 +98,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     (/^https:\/\/\w+\.appsync-api\./i.test(graphql)
       ? graphql.replace("appsync-api", "appsync-realtime-api")
       : under("/realtime")).replace(/^http/i, "ws");
-  if (typeof webSocket != "function") {
-    throw invalidValue("webSocket", "a WebSocket constructor", webSocket);
-  }
+  expectFunction(webSocket, "webSocket", "a WebSocket constructor");
   if (authIn != "protocol" && authIn != "query") {
     throw invalidValue("authIn", '"protocol" or "query"', authIn);
   }
@@ -106,7 +110,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     // refused below
   }
   if (!valid) throw invalidValue("url", "a ws: or wss: URL without a fragment", url);
-  if (onStateChange != null) expectFunction(onStateChange, "onStateChange");
+  if (onStateChange) expectFunction(onStateChange, "onStateChange");
   const host = new URL(graphql).host;
   const subscriptions = new Map<string, Subscription>();
   let socket: Socket | undefined;
@@ -172,9 +176,11 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** A connection error: final ones end every subscription, others reconnect. */
   const failed = (payload: Payload) => {
     const errors = errorsOf(payload);
-    if (errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!))) {
-      end(new ServiceGraphQLError(errors));
-    } else lost(new ServiceGraphQLError(errors));
+    // A final refusal ends every subscription; any other error is a lost socket, opened again.
+    const final = errors.some((error) =>
+      FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!)
+    );
+    (final ? end : lost)(new ServiceGraphQLError(errors));
   };
   const end = (error?: unknown) => {
     for (const subscription of subscriptions.values()) subscription.end(error, true);
@@ -213,12 +219,11 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     const subscription = subscriptions.get(id);
     rearm();
     if (type == "connection_ack") {
-      // The service's timeout (the simulator spells it `connectionTimeout`), from a minute to what a
-      // timer can hold; 5 minutes when it is not a number.
-      current.timeoutMs = Math.max(
-        MIN_TIMEOUT_MS,
-        Math.min(MAX_TIMER_MS, (payload?.connectionTimeoutMs ?? payload?.connectionTimeout) as number),
-      ) || 300_000;
+      // The service's timeout, from a minute to what a timer can hold; 5 minutes when it is not a
+      // number (the simulator's, which it spells `connectionTimeout`, is 5 minutes).
+      current.timeoutMs =
+        Math.max(MIN_TIMEOUT_MS, Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs as number)) ||
+        300_000;
       rearm();
       setState("connected");
       for (const [id, subscription] of subscriptions) if (subscription.data) start(id, subscription);
@@ -266,37 +271,28 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         ]);
     } catch (error) {
       // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
-      // a bad argument, as a bad url option is. Its own error stays out: it may quote the URL.
-      return end(
-        invalid(
-          "The WebSocket constructor threw a " + (error as Error)?.name,
-        ),
-      );
+      // a bad argument, as a bad url option is. Its own error stays out (it may quote the URL): only
+      // its name is told.
+      return end(invalid("new WebSocket() threw " + (error as Error)?.name));
     }
     // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
     const gone = () => socket == current && lost();
-    Object.assign(
-      ws,
-      {
-        onopen: () => socket == current && send({ type: "connection_init" }),
-        onmessage: (event) => socket == current && receive(current, event.data),
-        onclose: gone,
-        onerror: gone,
-      } satisfies Handlers,
-    );
+    const on = ws as unknown as Handlers;
+    on.onopen = () => socket == current && send({ type: "connection_init" });
+    on.onmessage = (event) => socket == current && receive(current, event.data);
+    on.onclose = on.onerror = gone;
   };
 
   return {
     state: () => state,
-    close: () => end(),
-    subscribe(document: unknown, [variables, options]: readonly unknown[]): AsyncIterableIterator<unknown> {
+    close: end,
+    subscribe(document: unknown, [variables, options]: readonly unknown[]): Events<unknown> {
       const id = ++ids + "";
       const queue: unknown[] = [];
       const waiting: (() => void)[] = [];
       let ended = false;
       let failure: unknown;
-      let signal: AbortSignal | undefined;
-      let unwatch: (() => void) | void;
+      const stops: ((() => void) | void)[] = [];
       const subscription: Subscription = {
         receive(payload, refused) {
           // The service's words may quote the variables: cut out of the message, as for a request.
@@ -311,8 +307,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         },
         end(error, quiet) {
           if (ended) return;
-          [ended, failure] = [true, error];
-          unwatch?.();
+          ended = true;
+          failure = error;
+          stops.forEach((stop) => stop?.());
           clearTimeout(subscription.wait);
           if (subscriptions.get(id) == subscription) {
             subscriptions.delete(id);
@@ -325,7 +322,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           waiting.splice(0).forEach((wake) => wake());
         },
       };
-      const iterator: AsyncIterableIterator<unknown> = {
+      const iterator: Events<unknown> = {
         async next() {
           while (!queue.length && !ended) await new Promise<void>((wake) => waiting.push(wake));
           if (queue.length) return { value: queue.shift(), done: false };
@@ -334,21 +331,25 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           if (error) throw error;
           return { value: undefined, done: true };
         },
-        return() {
+        // deno-lint-ignore require-await -- async for the promise an iterator's return gives
+        async return() {
           queue.length = 0;
           subscription.end();
-          return Promise.resolve({ value: undefined, done: true });
+          return { value: undefined, done: true };
         },
         [Symbol.asyncIterator]: () => iterator,
       };
       try {
         expectOptions(options ??= {}, "subscribe options", ["signal"]);
         // The checks of request(): the same signals and variables are refused, with the same words.
-        signal = requestConfig(options).signal;
+        const { signal } = requestConfig(options);
         checkVariables(variables);
         subscriptions.set(id, subscription); // a pending idle close sees it, and leaves the socket open
-        // One listener per signal, however many subscriptions share it (Node warns past 10).
-        if (signal) unwatch = watch(signal, subscription.end);
+        // The subscription's signal and the client's (logout, shutdown) end it. One listener per
+        // signal, however many subscriptions share it (Node warns past 10); none once it has ended.
+        for (const each of [clientSignal, signal]) {
+          if (each && !ended) stops.push(watch(each, subscription.end));
+        }
         Promise.resolve(prepareDocument(document)).then((prepared) => {
           subscription.data = serialize(prepared, variables);
           if (ended) return;
@@ -374,7 +375,7 @@ function errorsOf(payload: Payload): (GraphQLFormattedError & { errorCode?: unkn
   return errors.length ? errors : [{ message: MALFORMED }];
 }
 
-/** Throws unless `value` is a function. */
-export function expectFunction(value: unknown, field: string): void {
-  if (typeof value != "function") throw invalidValue(field, "a function", value);
+/** Throws unless `value` is a function (described to the caller as `expected`). */
+export function expectFunction(value: unknown, field: string, expected = "a function"): void {
+  if (typeof value != "function") throw invalidValue(field, expected, value);
 }

@@ -98,13 +98,14 @@ export function useRealtimeServer(): void {
   });
 }
 
-/** A client of the server (or of `url`) with `auth`, and its realtime client. */
+/** A client of the server (or of `url`) with `auth` (and `clientOptions`), and its realtime client. */
 export function realtimeOf(
   auth: AuthOptions = { type: "apiKey", apiKey: API_KEY },
   options: Record<string, unknown> = {},
   url: string = server.url,
+  clientOptions: { signal?: AbortSignal } = {},
 ): RealtimeClient {
-  const client = new ServiceClient({ url, auth });
+  const client = new ServiceClient({ url, auth, ...clientOptions });
   const realtime = new RealtimeClient(client, { webSocket: RuntimeWebSocket, ...options });
   opened.push(realtime);
   return realtime;

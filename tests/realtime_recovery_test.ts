@@ -71,7 +71,7 @@ describe("RealtimeClient, recovery", () => {
   });
 
   it("reconnects with fresh auth when keep-alives stop, and starts every subscription again", async () => {
-    server.behaviour.ackPayload = { connectionTimeout: 60_000 }; // the simulator's spelling
+    server.behaviour.ackPayload = { connectionTimeoutMs: 60_000 };
     clientTimers({ 60_000: 200 });
     let token = 0;
     const states: ConnectionState[] = [];
@@ -295,7 +295,7 @@ describe("RealtimeClient, recovery", () => {
       events.next();
       await server.until(() => server.connections[0]?.received.length === 1, "the connection_init");
       await pause(50); // the ack, then the start's getter
-      await events.return!();
+      await events.return();
       release("jwt-late");
       realtime.subscribe("subscription { later }").next();
       await server.until(() => server.connections[0]!.live.size === 1, "the later start");
@@ -434,7 +434,7 @@ describe("RealtimeClient, recovery", () => {
     await server.until(() => server.connections[0]?.live.size === 2, "both starts");
     server.dropAll();
     await server.until(() => server.connections[1]?.live.size === 1, "B's restart");
-    await a.return!();
+    await a.return();
     fail(new Error("identity provider unreachable"));
     await pause(100);
     assert.equal(server.connections[1]!.closed, false, "the socket was dropped");

@@ -74,7 +74,7 @@ describe("RealtimeClient", () => {
     const pending = events.next();
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
     assert.equal(realtime.state, "connected");
-    await events.return!();
+    await events.return();
     assert.deepEqual(await pending, { value: undefined, done: true });
     const ended = Date.now();
     await server.until(() => server.connections[0]!.closed, "the close");
@@ -173,7 +173,7 @@ describe("RealtimeClient", () => {
         // The connection is signed for POST /graphql/connect with body {}, each start for its own data.
         assert.notEqual(connection.header!.authorization, authorization.authorization);
       }
-      await events.return!();
+      await events.return();
     }
   });
 
@@ -243,7 +243,7 @@ describe("RealtimeClient", () => {
     server.publish({ data: { n: 7 } });
     assert.deepEqual((await nextA).value, { n: 7 });
     assert.deepEqual((await nextB).value, { n: 7 });
-    await a.return!();
+    await a.return();
     await server.until(() => server.connections[0]!.live.size === 1, "a's stop");
     assert.ok(server.connections[0]!.live.has(startB!.id));
   });
@@ -254,7 +254,7 @@ describe("RealtimeClient", () => {
     const events = realtime.subscribe("subscription { onPost { id } }");
     const pending = events.next();
     await server.until(() => startsOn(0).length === 1, "the start");
-    await events.return!();
+    await events.return();
     assert.deepEqual(await pending, { value: undefined, done: true });
     // Another start, sent after return(): once it arrives, any stop sent at return() would have too.
     realtime.subscribe("subscription { other }").next();
@@ -275,7 +275,7 @@ describe("RealtimeClient", () => {
     assert.equal(calls, 2); // the socket's, the first start's
     // Ended in the same tick, before its document is prepared (a microtask later), on a connected socket.
     const early = realtime.subscribe("subscription { early }");
-    await early.return!();
+    await early.return();
     const later = realtime.subscribe("subscription { later }");
     later.next();
     await server.until(() => server.connections[0]!.live.size === 2, "the later start");
@@ -289,7 +289,7 @@ describe("RealtimeClient", () => {
   it("never sends the start of a subscription ended before its socket was ready", async () => {
     const realtime = realtimeOf();
     const early = realtime.subscribe("subscription { early }");
-    await early.return!();
+    await early.return();
     const later = realtime.subscribe("subscription { later }");
     later.next();
     await server.until(() => server.connections.at(-1)?.live.size === 1, "the later start");
@@ -457,6 +457,19 @@ describe("RealtimeClient", () => {
       },
     );
     assert.throws(() => new RealtimeClient({} as never), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => new RealtimeClient(client, { webSocket: 42 as never }), {
+      code: "INVALID_ARGUMENT",
+      message: "Invalid webSocket: expected a WebSocket constructor, current value is 42",
+    });
+    assert.throws(
+      () => new RealtimeClient(client, { webSocket: RuntimeWebSocket, onStateChange: "log" as never }),
+      {
+        code: "INVALID_ARGUMENT",
+        message: "Invalid onStateChange: expected a function, current value is a string",
+      },
+    );
+    // No callback given as `false` (`{ onStateChange: debug && log }`), as with null or undefined.
+    new RealtimeClient(client, { webSocket: RuntimeWebSocket, onStateChange: false as never }).close();
     const realtime = realtimeOf();
     await assert.rejects(realtime.subscribe("subscription { a }", undefined, { sginal: 1 } as never).next(), {
       code: "INVALID_ARGUMENT",
@@ -539,7 +552,7 @@ describe("RealtimeClient", () => {
       await assert.rejects(within(events.next(), "an error from the iterator"), (error: unknown) => {
         assert.ok(error instanceof TypeError);
         assert.equal((error as { code?: string }).code, "INVALID_ARGUMENT");
-        assert.match(error.message, /WebSocket constructor threw a SyntaxError/);
+        assert.equal(error.message, "new WebSocket() threw SyntaxError");
         const shown = [error.message, error.stack, String(error.cause)].join(" ");
         assert.equal(shown.includes(btoa(API_KEY).slice(0, 12)), false);
         return true;
@@ -624,14 +637,7 @@ describe("RealtimeClient", () => {
   });
 
   it("holds one abort listener on a signal that twelve subscriptions share", async () => {
-    const controller = new AbortController();
-    const { signal } = controller;
-    let listeners = 0;
-    const [add, remove] = [signal.addEventListener.bind(signal), signal.removeEventListener.bind(signal)];
-    signal.addEventListener =
-      ((...args: Parameters<typeof add>) => (listeners++, add(...args))) as typeof add;
-    signal.removeEventListener =
-      ((...args: Parameters<typeof remove>) => (listeners--, remove(...args))) as typeof remove;
+    const { controller, signal, listeners } = countedSignal();
     const realtime = realtimeOf();
     const all = Array.from(
       { length: 12 },
@@ -639,12 +645,56 @@ describe("RealtimeClient", () => {
     );
     const results = all.map((events) => events.next().then(() => "data", (error) => error));
     await server.until(() => server.connections[0]?.live.size === 12, "twelve starts");
-    assert.equal(listeners, 1);
+    assert.equal(listeners(), 1);
     controller.abort();
     for (const error of await Promise.all(results)) {
       assert.ok(error instanceof ServiceAbortError, String(error));
     }
-    assert.equal(listeners, 0);
+    assert.equal(listeners(), 0);
     await server.until(() => server.connections[0]!.live.size === 0, "twelve stops");
   });
+
+  it("ends every subscription when the client's signal aborts (a logout), sending stop", async () => {
+    const { controller, signal, listeners } = countedSignal();
+    const realtime = realtimeOf(undefined, {}, server.url, { signal });
+    const results = ["a", "b"].map((field) => realtime.subscribe(`subscription { ${field} }`).next());
+    await server.until(() => server.connections[0]?.live.size === 2, "two starts");
+    assert.equal(listeners(), 1);
+    controller.abort(new Error("logged out"));
+    for (const result of results) {
+      await assert.rejects(within(result, "the end of a subscription"), { code: "ABORTED", reason: "abort" });
+    }
+    assert.equal(listeners(), 0);
+    await server.until(() => server.connections[0]!.live.size === 0, "two stops");
+    // One made after the logout ends at once, and opens no socket.
+    await assert.rejects(within(realtime.subscribe("subscription { c }").next(), "an end"), {
+      code: "ABORTED",
+    });
+    assert.equal(listeners(), 0);
+    assert.equal(server.connections.length, 1);
+  });
+
+  it("leaves no listener on the client's signal or its own when either had aborted already", async () => {
+    for (const clientAborted of [true, false]) {
+      const [client, own] = [countedSignal(), countedSignal()];
+      (clientAborted ? client : own).controller.abort();
+      const realtime = realtimeOf(undefined, {}, server.url, { signal: client.signal });
+      const events = realtime.subscribe("subscription { a }", undefined, { signal: own.signal });
+      await assert.rejects(within(events.next(), "an end"), { code: "ABORTED" });
+      assert.deepEqual([client.listeners(), own.listeners()], [0, 0], `client aborted: ${clientAborted}`);
+    }
+    assert.equal(server.connections.length, 0);
+  });
 });
+
+/** An abort controller whose signal counts the listeners it holds. */
+function countedSignal() {
+  const controller = new AbortController();
+  const { signal } = controller;
+  let listeners = 0;
+  const [add, remove] = [signal.addEventListener.bind(signal), signal.removeEventListener.bind(signal)];
+  signal.addEventListener = ((...args: Parameters<typeof add>) => (listeners++, add(...args))) as typeof add;
+  signal.removeEventListener =
+    ((...args: Parameters<typeof remove>) => (listeners--, remove(...args))) as typeof remove;
+  return { controller, signal, listeners: () => listeners };
+}

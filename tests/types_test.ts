@@ -4,8 +4,8 @@
  * - every `// @ts-expect-error TSxxxx: why` in tests/types/ names the error it expects, and the
  *   line under it fails with that code — not merely with some error. `deno task check` compiles the
  *   same files and fails on a directive whose line stops failing (TS2578, unused directive);
- * - no `any` in the public types: every export of mod.ts and src/sigv4.ts (the package's two entry
- *   points) is walked through its members, signatures, type arguments and aliases, following our own
+ * - no `any` in the public types: every export of every entry point that deno.json's `exports`
+ *   names (mod.ts, src/sigv4.ts, src/realtime.ts) is walked through its members, signatures, type arguments and aliases, following our own
  *   declarations and the type arguments of everything else; an `any` anywhere fails the test, with
  *   its path. A fixture proves the walk finds `any` where it hides.
  *
@@ -27,7 +27,11 @@ const CASES_DIR = join(ROOT, "tests", "types");
 const CASE_FILES = isDeno
   ? readdirSync(CASES_DIR).filter((name) => name.endsWith("_cases.ts")).map((name) => join(CASES_DIR, name))
   : [];
-const ENTRY_POINTS = [join(ROOT, "mod.ts"), join(ROOT, "src", "sigv4.ts")];
+/** The package's entry points, as deno.json's `exports` names them: a new entry is walked too. */
+const ENTRY_POINTS = isDeno
+  ? Object.values(JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")).exports as Record<string, string>)
+    .map((path) => join(ROOT, path))
+  : [];
 const ANY_FIXTURE = join(ROOT, "src", "__any_fixture__.ts");
 const DIRECTIVE = "@ts-expect-error";
 const DIRECTIVE_FORMAT = /\/\/ @ts-expect-error (TS\d+(?:\|TS\d+)*)(?: ('[^']+'))?: \S/;
@@ -157,7 +161,12 @@ describe("type tests", { skip: isDeno ? false : "reads the repository's sources:
     assert.deepEqual([...exports].sort(), [...ANY_FIXTURE_DIRTY].sort(), found.join("\n"));
   });
 
-  it("the public types (mod.ts and src/sigv4.ts) contain no any", () => {
+  it("the public types (every entry point of deno.json's exports) contain no any", () => {
+    assert.deepEqual(ENTRY_POINTS.map((path) => path.slice(ROOT.length + 1)), [
+      "mod.ts",
+      "src/sigv4.ts",
+      "src/realtime.ts",
+    ]);
     const own = (fileName: string) =>
       fileName === ENTRY_POINTS[0] || fileName.startsWith(join(ROOT, "src") + "/");
     const found = anyPaths(program, ENTRY_POINTS, own);

@@ -138,7 +138,7 @@ describe("RealtimeClient against the AppSync simulator", () => {
         const [first] = await mutateUntil(client, [events.next()], auth.type);
         assert.equal(first!.done, false);
         assert.equal(first!.value.onAddPost.title, auth.type);
-        await events.return!();
+        await events.return();
       } finally {
         realtime.close();
       }
@@ -153,8 +153,8 @@ describe("RealtimeClient against the AppSync simulator", () => {
       const a = realtime.subscribe<Post>(SUBSCRIPTION);
       const b = realtime.subscribe<Post>(SUBSCRIPTION);
       const [fromA, fromB] = await mutateUntil(client, [a.next(), b.next()], "both");
-      assert.equal(fromA!.value.onAddPost.title, "both");
-      assert.equal(fromB!.value.onAddPost.title, "both");
+      assert.equal(fromA!.value!.onAddPost.title, "both");
+      assert.equal(fromB!.value!.onAddPost.title, "both");
       assert.equal(RecordingWebSocket.created.length, 1);
       const socket = RecordingWebSocket.created[0]!;
       const starts = socket.sent.filter((message) => message.type === "start");
@@ -175,7 +175,7 @@ describe("RealtimeClient against the AppSync simulator", () => {
       }
       assert.ok(socket.sent.some((message) => message.type === "stop" && message.id === stopped));
       assert.ok(socket.received.some((message) => message.type === "complete" && message.id === stopped));
-      await b.return!();
+      await b.return();
     } finally {
       realtime.close();
     }
@@ -191,13 +191,13 @@ describe("RealtimeClient against the AppSync simulator", () => {
     try {
       const events = realtime.subscribe<Post>(SUBSCRIPTION);
       const [before] = await mutateUntil(client, [events.next()], "before");
-      assert.equal(before!.value.onAddPost.title, "before");
+      assert.equal(before!.value!.onAddPost.title, "before");
       await stopSimulator(simulator);
       simulator = await startSimulator(port);
       const [resumed] = await mutateUntil(client, [events.next()], "after");
-      assert.equal(resumed!.value.onAddPost.title, "after");
+      assert.equal(resumed!.value!.onAddPost.title, "after");
       assert.deepEqual(states.slice(0, 4), ["connecting", "connected", "reconnecting", "connected"]);
-      await events.return!();
+      await events.return();
     } finally {
       realtime.close();
     }

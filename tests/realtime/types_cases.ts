@@ -15,6 +15,7 @@ import {
   type ConnectionState,
   RealtimeClient,
   type SubscribeArgs,
+  type Subscription,
   type WebSocketConstructor,
 } from "../../src/realtime.ts";
 import { assertType, type IsExact } from "../types/_assert.ts";
@@ -41,7 +42,15 @@ export async function items(realtime: RealtimeClient): Promise<void> {
     assertType<IsExact<typeof data, unknown>>();
   }
   const events = realtime.subscribe(OnAnyNode, undefined, { signal });
-  assertType<IsExact<typeof events, AsyncIterableIterator<OnPost>>>();
+  assertType<IsExact<typeof events, Subscription<OnPost>>>();
+  // Where an iterator of the standard library is asked for, it is one.
+  const standard: AsyncIterableIterator<OnPost> = events;
+  const iterable: AsyncIterable<OnPost> = events;
+  void [standard, iterable];
+  // Its results hold no `any`: a finished one's value is undefined.
+  const result = await events.next();
+  if (result.done) assertType<IsExact<typeof result.value, undefined>>();
+  assertType<IsExact<Awaited<ReturnType<typeof events.return>>["value"], undefined>>();
 }
 
 /** Variables: required when the operation has required ones, optional otherwise, always checked. */

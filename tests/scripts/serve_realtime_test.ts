@@ -145,7 +145,7 @@ describe("the local endpoint's real-time", { skip: isDeno ? false : "Deno only" 
     const event = events.next();
     await addPost(client, "First");
     await soon(event, "the event");
-    await events.return!();
+    await events.return();
     await endpoint.until(() => endpoint.liveSubscriptions === 0, "the stop");
     await eventually(() => received.some((message) => message.type === "complete"), "the complete");
     const [start] = received.filter((message) => message.type === "start_ack");
@@ -284,7 +284,7 @@ describe("the local endpoint's real-time", { skip: isDeno ? false : "Deno only" 
     void events.next();
     await eventually(() => received.filter((message) => message.type === "ka").length >= 3, "three ka");
     assert.equal(received[0]!.type, "connection_ack");
-    await events.return!();
+    await events.return();
   });
 
   it("leaves no timer or socket once closed: a process that used it ends by itself", async () => {

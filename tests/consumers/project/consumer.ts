@@ -16,6 +16,7 @@ import {
   ServiceHttpError,
 } from "@seed/service-client";
 import { signRequest } from "@seed/service-client/sigv4";
+import { RealtimeClient, type Subscription } from "@seed/service-client/realtime";
 
 type Post = { post: { id: string; title: string } | null };
 
@@ -64,4 +65,17 @@ export async function main(): Promise<void> {
   void (await client.request(PostQuery, { id: "1" })).post?.titel;
   // @ts-expect-error variables are given as <Response, Variables>
   await client.request<Post, { id: string }>("query Post($id: ID!) { post(id: $id) { id title } }", { id: 1 });
+
+  // Subscriptions: the third entry, its iterator type on every TypeScript.
+  const realtime = new RealtimeClient(client, { onStateChange: (state) => console.log(state) });
+  const events: Subscription<Post> = realtime.subscribe(PostQuery, { id: "1" }, { signal: configured.signal });
+  for await (const event of events) console.log(event.post?.id);
+  const ended = await events.return();
+  const asStandard: AsyncIterableIterator<Post> = events;
+  console.log(ended.done, asStandard, realtime.state);
+  // @ts-expect-error an event is typed
+  for await (const event of realtime.subscribe(PostQuery, { id: "1" })) void event.post?.titel;
+  // @ts-expect-error the subscription's variables are checked
+  realtime.subscribe(PostQuery, { id: 1 });
+  realtime.close();
 }
