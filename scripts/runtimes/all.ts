@@ -7,8 +7,10 @@
  * subscriber exits by itself under each runtime; a Chromium page subscribes). Deno 2 runs the whole
  * suite on the source with `deno task test`, not here.
  *
- * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, checks the Node and
- * Bun counts docs/runtimes.md states (readme_counts.ts), then prints one line per runtime and a closing `runtimes: N passed, N failed, N skipped`; exits with 1 if any failed.
+ * Builds npm/ first (`--no-build` to skip), keeps going when a runtime fails, checks the counts
+ * docs/runtimes.md states for the Node and Bun runs and for the shared checks' runs
+ * (readme_counts.ts), then prints one line per runtime and a closing `runtimes: N passed, N failed,
+ * N skipped`; exits with 1 if any failed.
  *
  * Usage: `deno task test:runtimes [--no-build] [--verbose]`.
  *
@@ -68,7 +70,7 @@ export async function runAll(verbose = false): Promise<RunResult[]> {
     }
     console.log("::endgroup::");
   }
-  // The README's Runtimes table states the node:test counts: a run that tells otherwise fails.
+  // docs/runtimes.md states the node:test counts and the checks': a run that tells otherwise fails.
   console.log("::group::README's runtime counts");
   results.push(readmeCountsResult(results));
   console.log("::endgroup::");

@@ -1,11 +1,11 @@
 /**
  * The runtimes table of docs/runtimes.md (the README links to it) says what each `node:test` run
- * gives ("660 passed, 36 skipped" for Node 18.17.1, …). This compares those claims with the runs just
- * made, so that a test added, or a new skip, fails the matrix until the table says so, instead of
- * leaving a stale number behind.
+ * gives ("660 passed, 36 skipped" for Node 18.17.1, …), and how many checks each run of the shared
+ * checks makes ("22 checks pass" for Chromium, …). This compares those claims with the runs just
+ * made, so that a test or a check added, or a new skip, fails the matrix until the table says so,
+ * instead of leaving a stale number behind.
  *
- * Used by `all.ts` after the Node and Bun runs; `deno run -A scripts/runtimes/readme_counts.ts`
- * runs its self-check.
+ * Used by `all.ts` after the whole matrix; tested by tests/scripts/runtime_counts_test.ts.
  *
  * @module
  */
@@ -45,6 +45,60 @@ export function readmeMismatches(results: readonly RunResult[], readme: string):
   return mismatches;
 }
 
+/**
+ * The runs of the shared checks (checks/checks.ts, with what each run adds) and the row that states
+ * their number, as "N checks pass" ("N checks pass each" for a row of several runs): a pattern of the
+ * run's label, and one of the row's first cell.
+ */
+const CHECK_ROWS: ReadonlyArray<readonly [run: RegExp, row: RegExp]> = [
+  [/^deno 1\.[\d.]+ \(source\)$/, /^Deno 1\./],
+  [/^bun 1\.0\.\d+ \(npm build/, /^Bun 1\.0\./],
+  [/^deno 2\.[\d.]+ \(npm build/, /^Deno [\d.]+ on the npm build/],
+  [/^chromium [\d.]+$/, /^Chromium \d+ \(headless\)/],
+  [/^chromium [\d.]+ without AbortSignal\.any$/, /^Chromium without/],
+  [/^chromium [\d.]+, the package's files without a bundler$/, /^Chromium, the package's files/],
+  [/^webkit /, /^WebKit /],
+  [/^firefox /, /^Firefox /],
+  [/^workerd \(/, /^workerd \(/],
+  [/^workerd, bundled without/, /^workerd, bundled without/],
+  [/^edge-runtime$/, /^edge-runtime/],
+  [/^vite/, /^Vite /],
+  [/^webpack [\d.]+ \(web/, /^webpack [\d.]+, `target: "web"`/],
+  [/^webpack [\d.]+ \(node/, /^webpack [\d.]+, `target: "node/],
+];
+
+/**
+ * The rows' check counts that disagree with `results`: every run that {@link CHECK_ROWS} maps must
+ * have made as many checks (passed or failed) as its row says, and every row must have had a run
+ * (a label that no longer matches would leave its row unchecked).
+ */
+export function checkCountMismatches(results: readonly RunResult[], doc: string): Mismatch[] {
+  const cells = doc.split("\n").filter((line) => line.startsWith("| ")).map((line) =>
+    line.split("|").slice(1, -1).map((cell) => cell.trim())
+  );
+  const mismatches: Mismatch[] = [];
+  for (const [run, row] of CHECK_ROWS) {
+    const runs = results.filter((result) => run.test(result.runtime));
+    const cellsOfRow = cells.find((cell) => row.test(cell[0]!));
+    const claim = cellsOfRow && /^(\d+) checks pass( each)?$/.exec(cellsOfRow.at(-1)!);
+    if (!claim) {
+      mismatches.push(`${row}: no row states its checks`);
+      continue;
+    }
+    if (!runs.length) mismatches.push(`${row}: no run of this matrix is of that row (${run})`);
+    for (const result of runs) {
+      if (result.passed + result.failed !== +claim[1]!) {
+        mismatches.push(
+          `${result.runtime}: the table says ${claim[1]} checks; this run made ${
+            result.passed + result.failed
+          }`,
+        );
+      }
+    }
+  }
+  return mismatches;
+}
+
 /** The document whose table states the counts. */
 export const COUNTS_DOC = "docs/runtimes.md";
 
@@ -52,43 +106,18 @@ export const COUNTS_DOC = "docs/runtimes.md";
 export function readmeCountsResult(results: readonly RunResult[]): RunResult {
   const started = performance.now();
   const checked = results.filter((result) => NODE_TEST_RUN.test(result.runtime));
-  const mismatches = readmeMismatches(checked, Deno.readTextFileSync(`${ROOT}/${COUNTS_DOC}`));
+  const doc = Deno.readTextFileSync(`${ROOT}/${COUNTS_DOC}`);
+  const mismatches = [...readmeMismatches(checked, doc), ...checkCountMismatches(results, doc)];
   for (const mismatch of mismatches) {
     console.log(`  ✖ ${mismatch}: update the table of ${COUNTS_DOC}`);
   }
   const result = {
     runtime: `${COUNTS_DOC}'s runtime counts`,
-    passed: checked.length - mismatches.length,
+    passed: Math.max(0, checked.length + CHECK_ROWS.length - mismatches.length),
     failed: mismatches.length,
     skipped: 0,
     seconds: (performance.now() - started) / 1000,
   };
   console.log(summary(result));
   return result;
-}
-
-if (import.meta.main) {
-  // Self-check: the function finds a row by runtime and version, and tells a stale claim.
-  const readme = [
-    "| Node 18.17.1          | … | 660 passed, 36 skipped¹ |",
-    "| Node 20.20.2, 22.23.3 | … | 693 passed, 3 skipped²  |",
-    "| Bun 1.4.5             | … | 692 passed, 4 skipped³  |",
-  ].join("\n");
-  const run = (runtime: string, passed: number, skipped: number): RunResult => ({
-    runtime,
-    passed,
-    failed: 0,
-    skipped,
-    seconds: 0,
-  });
-  const agreeing = readmeMismatches(
-    [run("node 18.17.1", 660, 36), run("node 22.23.3", 693, 3), run("bun 1.4.5", 692, 4)],
-    readme,
-  );
-  const stale = readmeMismatches([run("node 20.20.2", 694, 3), run("node 24.0.0", 1, 0)], readme);
-  if (agreeing.length !== 0 || stale.length !== 2) {
-    console.error("readme_counts self-check failed:", { agreeing, stale });
-    Deno.exit(1);
-  }
-  console.log("readme_counts: self-check passed;", stale.join("; "));
 }
