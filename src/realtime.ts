@@ -149,8 +149,9 @@ export interface RealtimeOptions {
    * Called with each new state of the connection, for a UI, in a microtask: what it throws is an
    * uncaught error, not the connection's (in a browser the connection goes on; Deno and Node end the
    * process, as for any uncaught error). `"reconnecting"` comes only after a first connection.
+   * `null` or `false` is none (`{ onStateChange: debug && log }`).
    */
-  readonly onStateChange?: ((state: ConnectionState) => void) | undefined;
+  readonly onStateChange?: ((state: ConnectionState) => void) | null | false | undefined;
 }
 
 /**
@@ -173,7 +174,9 @@ export interface SubscribeOptions {
  * The events of one subscription, as `subscribe` returns them: an async iterator of each event's
  * data, for `for await`. Ending the loop (`break`, `return`, a throw) or calling `return()` ends the
  * subscription (it sends `stop`); the error that ends it otherwise is thrown by `next()`. A plain
- * iterator type, the same on every TypeScript: it is an `AsyncIterableIterator<TData>` too.
+ * iterator type, the same on every TypeScript and with no `any` in its results: it is an
+ * `AsyncIterableIterator<TData>` too, and an `AsyncGenerator<TData, void>` can stand in for it (in an
+ * app's tests, say).
  *
  * @example End a subscription that has not started
  * ```ts
@@ -204,9 +207,10 @@ export interface Subscription<TData> {
    * realtime.close();
    * ```
    */
-  next(): Promise<IteratorResult<TData, undefined>>;
+  next(...args: [] | [undefined]): Promise<IteratorResult<TData, void>>;
   /**
-   * Ends the subscription (it sends `stop`), dropping the events not yet read.
+   * Ends the subscription (it sends `stop`), dropping the events not yet read and the error that
+   * ended it, if one did: `next()` then gives done.
    *
    * @example End it, then read: it is done
    * ```ts
@@ -221,7 +225,7 @@ export interface Subscription<TData> {
    * realtime.close();
    * ```
    */
-  return(): Promise<IteratorReturnResult<undefined>>;
+  return(value?: undefined): Promise<IteratorResult<TData, void>>;
   /**
    * The subscription itself, for `for await`.
    *

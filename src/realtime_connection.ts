@@ -256,9 +256,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       return socket == current && (attempt ? lost(error) : end(error));
     }
     if (socket != current) return;
-    let ws;
+    let ws: Handlers;
     try {
-      ws = current.ws = authIn == "query"
+      ws = current.ws = (authIn == "query"
         ? new webSocket(
           `${url}${/\?/.test(url) ? "&" : "?"}header=${encodeURIComponent(header)}&payload=e30=`,
           [
@@ -268,19 +268,18 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         : new webSocket(url, [
           "graphql-ws",
           "header-" + header.replace(/=/g, "").replace(/\+/g, "-").replace(/\//g, "_"),
-        ]);
+        ])) as WebSocketLike & Handlers;
     } catch (error) {
       // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
       // a bad argument, as a bad url option is. Its own error stays out (it may quote the URL): only
-      // its name is told.
+      // its name is told (a thrown value that is not an error has none: "undefined").
       return end(invalid("new WebSocket() threw " + (error as Error)?.name));
     }
     // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
     const gone = () => socket == current && lost();
-    const on = ws as unknown as Handlers;
-    on.onopen = () => socket == current && send({ type: "connection_init" });
-    on.onmessage = (event) => socket == current && receive(current, event.data);
-    on.onclose = on.onerror = gone;
+    ws.onopen = () => socket == current && send({ type: "connection_init" });
+    ws.onmessage = (event) => socket == current && receive(current, event.data);
+    ws.onclose = ws.onerror = gone;
   };
 
   return {
@@ -316,7 +315,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
             if (!quiet && subscription.acked) send({ id, type: "stop" });
             if (!subscriptions.size) {
               clearTimeout(idle);
-              idle = setTimeout(() => subscriptions.size || end(), socket ? 1_000 : 0);
+              idle = setTimeout(() => subscriptions.size || end(), socket?.ws ? 1_000 : 0);
             }
           }
           waiting.splice(0).forEach((wake) => wake());
@@ -333,8 +332,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         },
         // deno-lint-ignore require-await -- async for the promise an iterator's return gives
         async return() {
+          // Ended by the caller: what it has not read is dropped, an error that ended it too.
           queue.length = 0;
           subscription.end();
+          failure = undefined;
           return { value: undefined, done: true };
         },
         [Symbol.asyncIterator]: () => iterator,

@@ -469,7 +469,7 @@ describe("RealtimeClient", () => {
       },
     );
     // No callback given as `false` (`{ onStateChange: debug && log }`), as with null or undefined.
-    new RealtimeClient(client, { webSocket: RuntimeWebSocket, onStateChange: false as never }).close();
+    new RealtimeClient(client, { webSocket: RuntimeWebSocket, onStateChange: false }).close();
     const realtime = realtimeOf();
     await assert.rejects(realtime.subscribe("subscription { a }", undefined, { sginal: 1 } as never).next(), {
       code: "INVALID_ARGUMENT",
@@ -684,6 +684,50 @@ describe("RealtimeClient", () => {
       assert.deepEqual([client.listeners(), own.listeners()], [0, 0], `client aborted: ${clientAborted}`);
     }
     assert.equal(server.connections.length, 0);
+  });
+
+  it("leaves no listener on the client's signal or its own when return() ends it", async () => {
+    const [client, own] = [countedSignal(), countedSignal()];
+    const realtime = realtimeOf(undefined, {}, server.url, { signal: client.signal });
+    const all = ["a", "b"].map((field) =>
+      realtime.subscribe(`subscription { ${field} }`, undefined, { signal: own.signal })
+    );
+    for (const events of all) events.next();
+    await server.until(() => server.connections[0]?.live.size === 2, "two starts");
+    assert.deepEqual([client.listeners(), own.listeners()], [1, 1]);
+    for (const events of all) await events.return();
+    assert.deepEqual([client.listeners(), own.listeners()], [0, 0]);
+  });
+
+  it("after an error ended it, return() drops the error: next() then gives done", async () => {
+    const controller = new AbortController();
+    const realtime = realtimeOf(undefined, {}, server.url, { signal: controller.signal });
+    const events = realtime.subscribe("subscription { a }");
+    controller.abort();
+    assert.deepEqual(await events.return(), { value: undefined, done: true });
+    assert.deepEqual(await events.next(), { value: undefined, done: true });
+  });
+
+  it("a logout while the first socket's token is read opens no socket once the token comes", async () => {
+    let release!: (token: string) => void;
+    let asked!: () => void;
+    const reading = new Promise<void>((resolve) => asked = resolve);
+    const controller = new AbortController();
+    const realtime = realtimeOf(
+      { type: "userpool", jwtToken: () => (asked(), new Promise<string>((resolve) => release = resolve)) },
+      {},
+      server.url,
+      { signal: controller.signal },
+    );
+    const next = realtime.subscribe("subscription { a }").next();
+    await within(reading, "the token read");
+    controller.abort();
+    await assert.rejects(within(next, "the end"), { code: "ABORTED" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release("jwt-late");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(server.connections.length, 0);
+    assert.equal(realtime.state, "closed");
   });
 });
 

@@ -297,6 +297,35 @@ describe("retry", () => {
       assert.equal(requestsTo("abort-in-async-should-retry"), 1);
     });
 
+    it("an abort between telling the error and asking shouldRetry (the backoff chunk's load) asks it nothing", async () => {
+      const url = flaky("abort-before-should-retry", 409, 1);
+      const controller = new AbortController();
+      let asked = 0;
+      // The last step before the backoff chunk is loaded is isRetryable's `instanceof ServiceNetworkError`:
+      // an abort there lands in the moment between (the chunk's load, or its lookup once loaded).
+      let told = 0;
+      Object.defineProperty(ServiceNetworkError, Symbol.hasInstance, {
+        configurable: true,
+        value: (value: unknown) => {
+          told++;
+          controller.abort("user left");
+          return Function.prototype[Symbol.hasInstance].call(ServiceNetworkError, value);
+        },
+      });
+      try {
+        const err = await rejection(
+          client(url, { retry: { ...fast, shouldRetry: () => (asked++, true) } })
+            .request("{ hello }", undefined, { signal: controller.signal }),
+        );
+        assert.ok(err instanceof ServiceAbortError, String(err));
+      } finally {
+        delete (ServiceNetworkError as { [Symbol.hasInstance]?: unknown })[Symbol.hasInstance];
+      }
+      assert.equal(told, 1, "the error was told once, after the response");
+      assert.equal(requestsTo("abort-before-should-retry"), 1);
+      assert.equal(asked, 0, "shouldRetry was asked after the call had ended");
+    });
+
     it("an auth getter's failure is never retried, even by a shouldRetry that retries everything", async () => {
       let calls = 0;
       const err = await rejection(

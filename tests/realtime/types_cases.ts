@@ -47,10 +47,18 @@ export async function items(realtime: RealtimeClient): Promise<void> {
   const standard: AsyncIterableIterator<OnPost> = events;
   const iterable: AsyncIterable<OnPost> = events;
   void [standard, iterable];
-  // Its results hold no `any`: a finished one's value is undefined.
-  const result = await events.next();
-  if (result.done) assertType<IsExact<typeof result.value, undefined>>();
-  assertType<IsExact<Awaited<ReturnType<typeof events.return>>["value"], undefined>>();
+  // Its results hold no `any`: a finished one's value is void, an event's the data.
+  const result = await events.next(undefined);
+  if (result.done) assertType<IsExact<typeof result.value, void>>();
+  else assertType<IsExact<typeof result.value, OnPost>>();
+  const ended = await events.return();
+  if (ended.done) assertType<IsExact<typeof ended.value, void>>();
+  // An async generator stands in for one, as an app's tests may make it.
+  async function* fake(): AsyncGenerator<OnPost, void> {
+    yield { onPost: { id: "1", title: "t" } };
+  }
+  const faked: Subscription<OnPost> = fake();
+  void faked;
 }
 
 /** Variables: required when the operation has required ones, optional otherwise, always checked. */
