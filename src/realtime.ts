@@ -209,8 +209,9 @@ export interface Subscription<TData> {
    */
   next(...args: [] | [undefined]): Promise<IteratorResult<TData, void>>;
   /**
-   * Ends the subscription (it sends `stop`), dropping the events not yet read and the error that
-   * ended it, if one did: `next()` then gives done.
+   * Ends the subscription (it sends `stop`), dropping the events not yet read: `next()` then gives
+   * done. An error that had already ended it is not lost: the read waiting for it, or else the next
+   * one, throws it, once.
    *
    * @example End it, then read: it is done
    * ```ts

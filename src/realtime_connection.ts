@@ -255,7 +255,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       // fails for the reason the socket before it was lost (the network), and is tried again.
       return socket == current && (attempt ? lost(error) : end(error));
     }
-    if (socket != current) return;
+    // Nothing left to serve once the token has come (a logout while it was read): no socket opens,
+    // and the idle close ends this one.
+    if (socket != current || !subscriptions.size) return;
     let ws: Handlers;
     try {
       ws = current.ws = (authIn == "query"
@@ -313,9 +315,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           if (subscriptions.get(id) == subscription) {
             subscriptions.delete(id);
             if (!quiet && subscription.acked) send({ id, type: "stop" });
+            // The last one: the socket closes a second later, unless a subscription comes first.
             if (!subscriptions.size) {
               clearTimeout(idle);
-              idle = setTimeout(() => subscriptions.size || end(), socket?.ws ? 1_000 : 0);
+              idle = setTimeout(() => subscriptions.size || end(), socket ? 1_000 : 0);
             }
           }
           waiting.splice(0).forEach((wake) => wake());
@@ -332,10 +335,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         },
         // deno-lint-ignore require-await -- async for the promise an iterator's return gives
         async return() {
-          // Ended by the caller: what it has not read is dropped, an error that ended it too.
+          // Ended by the caller: the events not read are dropped. An error that had ended it stays,
+          // for the one read that is waiting or comes next: it is never lost.
           queue.length = 0;
           subscription.end();
-          failure = undefined;
           return { value: undefined, done: true };
         },
         [Symbol.asyncIterator]: () => iterator,

@@ -699,13 +699,21 @@ describe("RealtimeClient", () => {
     assert.deepEqual([client.listeners(), own.listeners()], [0, 0]);
   });
 
-  it("after an error ended it, return() drops the error: next() then gives done", async () => {
-    const controller = new AbortController();
-    const realtime = realtimeOf(undefined, {}, server.url, { signal: controller.signal });
-    const events = realtime.subscribe("subscription { a }");
-    controller.abort();
-    assert.deepEqual(await events.return(), { value: undefined, done: true });
-    assert.deepEqual(await events.next(), { value: undefined, done: true });
+  it("return() after an error ended it: the error is thrown once, to the read waiting or the next, then done", async () => {
+    for (const waiting of [true, false]) {
+      const controller = new AbortController();
+      const realtime = realtimeOf(undefined, {}, server.url, { signal: controller.signal });
+      const events = realtime.subscribe("subscription { a }");
+      const pending = waiting ? events.next() : undefined;
+      controller.abort();
+      assert.deepEqual(await events.return(), { value: undefined, done: true });
+      await assert.rejects(
+        within(pending ?? events.next(), "the error"),
+        { code: "ABORTED" },
+        `waiting: ${waiting}`,
+      );
+      assert.deepEqual(await events.next(), { value: undefined, done: true });
+    }
   });
 
   it("a logout while the first socket's token is read opens no socket once the token comes", async () => {
@@ -713,9 +721,10 @@ describe("RealtimeClient", () => {
     let asked!: () => void;
     const reading = new Promise<void>((resolve) => asked = resolve);
     const controller = new AbortController();
+    const states: ConnectionState[] = [];
     const realtime = realtimeOf(
       { type: "userpool", jwtToken: () => (asked(), new Promise<string>((resolve) => release = resolve)) },
-      {},
+      { onStateChange: (state: ConnectionState) => states.push(state) },
       server.url,
       { signal: controller.signal },
     );
@@ -723,11 +732,31 @@ describe("RealtimeClient", () => {
     await within(reading, "the token read");
     controller.abort();
     await assert.rejects(within(next, "the end"), { code: "ABORTED" });
-    await new Promise((resolve) => setTimeout(resolve, 20));
     release("jwt-late");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The idle close ends the socket that never opened, a second after the last subscription.
+    for (let i = 0; i < 40 && realtime.state != "closed"; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(server.connections.length, 0);
-    assert.equal(realtime.state, "closed");
+    assert.deepEqual(states, ["connecting", "closed"]);
+  });
+
+  it("a subscription that replaces the last one while the token is read reuses that read and socket", async () => {
+    let reads = 0;
+    const realtime = realtimeOf({
+      type: "userpool",
+      jwtToken: () => (reads++, new Promise<string>((resolve) => setTimeout(resolve, 50, "jwt"))),
+    });
+    const first = realtime.subscribe("subscription { a }");
+    first.next();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await first.return();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = realtime.subscribe("subscription { b }");
+    second.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    // One read for the socket, one for the start of the second: the first never started.
+    assert.equal(reads, 2);
+    assert.equal(server.connections.length, 1);
+    await second.return();
   });
 });
 

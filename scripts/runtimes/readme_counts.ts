@@ -67,10 +67,14 @@ const CHECK_ROWS: ReadonlyArray<readonly [run: RegExp, row: RegExp]> = [
   [/^webpack [\d.]+ \(node/, /^webpack [\d.]+, `target: "node/],
 ];
 
+/** The versions a text names (`156`, `1.46.0`, `153.7.0esr` gives `153.7.0`). */
+const versionsIn = (text: string) => text.match(/\d+(?:\.\d+)+|(?<= )\d+(?= )/g) ?? [];
+
 /**
- * The rows' check counts that disagree with `results`: every run that {@link CHECK_ROWS} maps must
- * have made as many checks (passed or failed) as its row says, and every row must have had a run
- * (a label that no longer matches would leave its row unchecked).
+ * The rows' check counts that disagree with `results`. Every row of {@link CHECK_ROWS} must have had
+ * its runs: one, or at least two for a row that says "each"; each run must have made as many checks
+ * (passed or failed) as its row says, and be of a version the row names, when the row names one
+ * (Chromium 156 for `chromium 156.0.8078.108`). A footnote mark after the count is allowed.
  */
 export function checkCountMismatches(results: readonly RunResult[], doc: string): Mismatch[] {
   const cells = doc.split("\n").filter((line) => line.startsWith("| ")).map((line) =>
@@ -80,13 +84,22 @@ export function checkCountMismatches(results: readonly RunResult[], doc: string)
   for (const [run, row] of CHECK_ROWS) {
     const runs = results.filter((result) => run.test(result.runtime));
     const cellsOfRow = cells.find((cell) => row.test(cell[0]!));
-    const claim = cellsOfRow && /^(\d+) checks pass( each)?$/.exec(cellsOfRow.at(-1)!);
+    const claim = cellsOfRow && /^(\d+) checks pass( each)?[¹²³⁴⁵⁶⁷⁸⁹⁰]*$/.exec(cellsOfRow.at(-1)!);
     if (!claim) {
       mismatches.push(`${row}: no row states its checks`);
       continue;
     }
-    if (!runs.length) mismatches.push(`${row}: no run of this matrix is of that row (${run})`);
+    const each = claim[2] !== undefined;
+    if (each ? runs.length < 2 : runs.length != 1) {
+      const wanted = each ? "twice or more" : "once";
+      mismatches.push(`${row}: the matrix ran ${run} ${runs.length} times, not ${wanted}`);
+    }
+    const named = versionsIn(` ${cellsOfRow![0]} `);
     for (const result of runs) {
+      const [version] = versionsIn(result.runtime);
+      if (named.length && !named.some((prefix) => version == prefix || version?.startsWith(prefix + "."))) {
+        mismatches.push(`${result.runtime}: the table names ${named.join(", ")}`);
+      }
       if (result.passed + result.failed !== +claim[1]!) {
         mismatches.push(
           `${result.runtime}: the table says ${claim[1]} checks; this run made ${

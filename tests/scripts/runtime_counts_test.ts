@@ -99,11 +99,40 @@ describe("the runtime matrix's count check", () => {
       run(label, n)
     );
     assert.deepEqual(checkCountMismatches(withoutEdge, TABLE), [
-      "/^edge-runtime/: no run of this matrix is of that row (/^edge-runtime$/)",
+      "/^edge-runtime/: the matrix ran /^edge-runtime$/ 0 times, not once",
     ]);
     const noEdgeRow = TABLE.split("\n").filter((line) => !line.startsWith("| edge-runtime")).join("\n");
     assert.deepEqual(checkCountMismatches(MATRIX.map(([label, n]) => run(label, n)), noEdgeRow), [
       "/^edge-runtime/: no row states its checks",
     ]);
+  });
+
+  it("tells a run of another version than its row names, and a row with too few or too many runs", () => {
+    const runs = MATRIX
+      .filter(([label]) => !label.startsWith("vite 7"))
+      .flatMap(([label, checks]) =>
+        label.startsWith("deno 1.46")
+          ? [run("deno 1.45.2 (source)", checks)]
+          : label.startsWith("chromium 156.0.8078.108 without")
+          ? [run(label, checks), run("chromium 160.0.1 without AbortSignal.any", checks)]
+          : label == "chromium 156.0.8078.108"
+          ? [run("chromium 160.0.1", checks)]
+          : [run(label, checks)]
+      );
+    assert.deepEqual(checkCountMismatches(runs, TABLE), [
+      "deno 1.45.2 (source): the table names 1.46.0",
+      "chromium 160.0.1: the table names 156",
+      "/^Chromium without/: the matrix ran /^chromium [\\d.]+ without AbortSignal\\.any$/ 2 times, not once",
+      "/^Vite /: the matrix ran /^vite/ 1 times, not twice or more",
+    ]);
+  });
+
+  it("takes a footnote mark after a row's count", () => {
+    const marked = TABLE.replace(
+      "| 22 checks pass |\n| Chromium without",
+      "| 22 checks pass¹ |\n| Chromium without",
+    );
+    assert.notEqual(marked, TABLE);
+    assert.deepEqual(checkCountMismatches(MATRIX.map(([label, n]) => run(label, n)), marked), []);
   });
 });
