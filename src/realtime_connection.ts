@@ -255,9 +255,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       // fails for the reason the socket before it was lost (the network), and is tried again.
       return socket == current && (attempt ? lost(error) : end(error));
     }
+    if (socket != current) return;
     // Nothing left to serve once the token has come (a logout while it was read): no socket opens,
-    // and the idle close ends this one.
-    if (socket != current || !subscriptions.size) return;
+    // and this one is forgotten, so that the next subscription opens its own.
+    if (!subscriptions.size) return lost();
     let ws: Handlers;
     try {
       ws = current.ws = (authIn == "query"

@@ -739,24 +739,30 @@ describe("RealtimeClient", () => {
     assert.deepEqual(states, ["connecting", "closed"]);
   });
 
-  it("a subscription that replaces the last one while the token is read reuses that read and socket", async () => {
-    let reads = 0;
-    const realtime = realtimeOf({
-      type: "userpool",
-      jwtToken: () => (reads++, new Promise<string>((resolve) => setTimeout(resolve, 50, "jwt"))),
-    });
-    const first = realtime.subscribe("subscription { a }");
-    first.next();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    await first.return();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const second = realtime.subscribe("subscription { b }");
-    second.next();
-    await server.until(() => server.connections[0]?.live.size === 1, "the start");
-    // One read for the socket, one for the start of the second: the first never started.
-    assert.equal(reads, 2);
-    assert.equal(server.connections.length, 1);
-    await second.return();
+  it("a subscription that comes while the last one's token is read, or after it found none, starts at once", async () => {
+    // [the token's delay, the gap after the first ends, token reads in all]. Within the read, the second
+    // reuses it: one read for the socket, one for its start. After a token that found no subscription
+    // (no socket opened), it opens its own at once, with one read more: it must not wait on a socket
+    // that will never open (the 15 s watchdog).
+    for (const [delay, gap, reads] of [[300, 10, 2], [100, 250, 3]] as const) {
+      let read = 0;
+      const realtime = realtimeOf({
+        type: "userpool",
+        jwtToken: () => (read++, new Promise<string>((resolve) => setTimeout(resolve, delay, "jwt"))),
+      });
+      const before = server.connections.length;
+      const first = realtime.subscribe("subscription { a }");
+      first.next();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await first.return();
+      await new Promise((resolve) => setTimeout(resolve, gap));
+      const second = realtime.subscribe("subscription { b }");
+      second.next();
+      await server.until(() => server.connections[before]?.live.size === 1, `the start (${delay} ms)`);
+      assert.equal(read, reads, `token reads (${delay} ms)`);
+      assert.equal(server.connections.length, before + 1);
+      await second.return();
+    }
   });
 });
 
