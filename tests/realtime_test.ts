@@ -20,6 +20,7 @@ import type { AuthOptions } from "../src/auth.ts";
 import {
   API_KEY,
   MALFORMED,
+  pause,
   realtimeOf,
   RuntimeWebSocket,
   server,
@@ -733,8 +734,8 @@ describe("RealtimeClient", () => {
     controller.abort();
     await assert.rejects(within(next, "the end"), { code: "ABORTED" });
     release("jwt-late");
-    // The idle close ends the socket that never opened, a second after the last subscription.
-    for (let i = 0; i < 40 && realtime.state != "closed"; i++) await new Promise((r) => setTimeout(r, 50));
+    // The socket that never opened is forgotten when its token comes.
+    for (let i = 0; i < 40 && realtime.state != "closed"; i++) await pause(50);
     assert.equal(server.connections.length, 0);
     assert.deepEqual(states, ["connecting", "closed"]);
   });
@@ -753,9 +754,9 @@ describe("RealtimeClient", () => {
       const before = server.connections.length;
       const first = realtime.subscribe("subscription { a }");
       first.next();
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await pause(5);
       await first.return();
-      await new Promise((resolve) => setTimeout(resolve, gap));
+      await pause(gap);
       const second = realtime.subscribe("subscription { b }");
       second.next();
       await server.until(() => server.connections[before]?.live.size === 1, `the start (${delay} ms)`);
