@@ -69,7 +69,10 @@ interface Budget {
    * error left unwrapped, +25 B; a browser's cross-origin body counted as it inflates, a body with no
    * web stream read by `text()`, and a body read whole counted in bytes where its characters could be
    * too many (Bun 1.0 hides a `content-encoding`), +28 B; only short words quoted as an unknown auth
-   * type, +5 B).
+   * type, +5 B). Then 9,091 / 5,570 B, a raise of 30 / 25 B: an outside review's fixes (a retry delay
+   * given alone moves the other's default where they would cross, instead of being refused, +33 B; the
+   * headers sent cut out of a GraphQL error's message, as the variables are, and `redirected: false`
+   * believed, so that a proxying `fetch` is answered, -1 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -81,14 +84,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_070,
+    ceiling: 9_100,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_545,
+    ceiling: 5_580,
     counts: "before-first-request",
   },
 ];

@@ -24,7 +24,7 @@ import {
   ServiceNetworkError,
   ServiceResponseError,
 } from "./errors.ts";
-import { type ClientConfig, globalFetch, requestConfig } from "./options.ts";
+import { type ClientConfig, requestConfig } from "./options.ts";
 import { discard, type GraphQLResult, readText, resultOf } from "./response.ts";
 import { isRetryable } from "./retry.ts";
 import { fail, invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
@@ -44,7 +44,10 @@ const MAX_RESPONSE_BYTES = 16_777_216;
 export interface ClientState extends ClientConfig {
   /** `content-type` and the client's headers. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The endpoint's origin and a slash: a response from anywhere else followed a redirect. */
+  /**
+   * The endpoint's origin and a slash: a response from anywhere else, by a fetch that does not say
+   * whether it redirected, followed a redirect.
+   */
   readonly origin: string;
   /** Server clock minus ours, learnt from a signature rejected for time (iam only: set by `iam.ts`). */
   clockOffsetMs?: number;
@@ -127,7 +130,8 @@ export async function send(
     endCall: ((reason: ServiceAbortError) => void) | undefined,
     attemptController: AbortController | undefined,
     wait: ReturnType<typeof setTimeout> | undefined,
-    body: string | undefined;
+    body: string | undefined,
+    sent: Record<string, string> | undefined;
   const end = (reason: ServiceAbortError) => {
     ended ??= reason;
     endCall?.(ended);
@@ -148,7 +152,7 @@ export async function send(
         throwIfEnded();
         // Auth is read now (a value at once, a getter awaited) and signed last; every attempt hands
         // fetch a headers object of its own, which a wrapping fetch may change freely.
-        const sent = await authorizeFor(state, url, body, headers);
+        sent = await authorizeFor(state, url, body, headers);
         // A call that ended while its auth was read never sends. The attempt has a signal of its own:
         // Node's fetch leaves its listener on the signal it is given.
         throwIfEnded();
@@ -171,13 +175,15 @@ export async function send(
         // option, not a network failure: not retried, since the request may have been sent.
         if (!isObject(response)) fail("fetch result", "a Response", response);
         const { ok, status, redirected } = response;
-        // The response's URL is read only where a redirect may have been followed (Deno builds it
-        // anew at each read, about 2 µs): the runtime's own fetch, told `redirect: "manual"`, follows
-        // none. A fetch that followed one has sent the request, credentials included, elsewhere: what
-        // came back is not the endpoint's answer. (`redirected` counts only where the URL changed:
-        // Bun 1.0 sets it on every response of a manual fetch.)
-        const at = (redirected || fetch != globalFetch) && response.url;
-        const elsewhere = at ? !(at + "/").startsWith(state.origin) || redirected && at != url : redirected;
+        // A fetch that followed a redirect has sent the request, credentials included, elsewhere: what
+        // came back is not the endpoint's answer. `redirected: false` is believed, so a `fetch` option
+        // that sends to another host on purpose (a proxy, a mock) is answered (and the URL, which Deno
+        // builds anew at each read, about 2 µs, is not read). With `redirected` set, the URL tells:
+        // Bun 1.0 sets it on every response of a manual fetch, where the URL is the endpoint's. A
+        // fetch with no `redirected` at all (an XMLHttpRequest polyfill, which follows) is judged by
+        // its URL's origin.
+        const at = redirected !== false && response.url;
+        const elsewhere = at ? redirected ? at != url : !(at + "/").startsWith(state.origin) : redirected;
         let text: string | undefined, cause: unknown;
         if (elsewhere) discard(response.body);
         else {
@@ -242,7 +248,9 @@ export async function send(
       attempts().then(resolve, reject);
     });
     if (unwrap && result.errors) {
-      throw new ServiceGraphQLError(result.errors, result.data, result.extensions, variables);
+      // What was sent stays out of the server's words: the variables, the key or token and the
+      // signature (the last attempt's headers).
+      throw new ServiceGraphQLError(result.errors, result.data, result.extensions, [variables, sent]);
     }
     return unwrap ? result.data : result;
   } finally {

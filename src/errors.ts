@@ -148,8 +148,8 @@ export class ServiceError extends Error {
  * Partial `data`, if any, is kept on the error; `requestRaw` returns it without throwing. The
  * message names the first error, as the server wrote it (`errorType: message`, cut at 200
  * characters), and how many more there are: the server's own text may appear in a log, while
- * the request's variables (each value cut out of the server's words), headers and credentials never
- * do. Read `errors` for every detail.
+ * the request's variables, headers and credentials never do (each value the client sent is cut out
+ * of the server's words). Read `errors` for every detail.
  *
  * @example Read the GraphQL errors
  * ```ts
@@ -176,9 +176,10 @@ export class ServiceGraphQLError extends ServiceError {
    * @param errors The formatted errors.
    * @param data The partial data.
    * @param extensions The response's extensions.
-   * @param variables The request's variables: a server's words may quote them (a validation error
-   * quotes the value it refused), so each of their values (of 3 characters or more) is cut out of
-   * the message.
+   * @param variables The request's variables, or anything else that was sent: a server's words may
+   * quote them (a validation error quotes the value it refused), so each string or number in it (of 3
+   * characters or more) is cut out of the message. The client passes the variables and the headers
+   * it sent (the key or token with them).
    */
   constructor(
     errors: readonly GraphQLFormattedError[],

@@ -109,7 +109,10 @@ export interface FetchResponse {
   readonly body?: ReadableStream<Uint8Array> | null;
   /** `"cors"` for a browser's cross-origin response, whose `content-encoding` may be hidden. */
   readonly type?: string;
-  /** Whether fetch followed a redirect (the client refuses the response then). */
+  /**
+   * Whether fetch followed a redirect (the client refuses the response then). Without it, a `url` on
+   * another origin is taken as one.
+   */
   readonly redirected?: boolean;
   /** The URL of the response, after any redirect fetch followed. */
   readonly url?: string;

@@ -43,7 +43,8 @@
 
 import { type ServiceClient, stateOf } from "./client.ts";
 import type { Document, VariablesObject } from "./document.ts";
-import { type Connection, connection, expectFunction } from "./realtime_connection.ts";
+import { type Connection, connection } from "./realtime_connection.ts";
+import { expectFunction } from "./validate.ts";
 
 export type { Document, VariablesObject };
 

@@ -24,7 +24,7 @@ import type {
   WebSocketConstructor,
   WebSocketLike,
 } from "./realtime.ts";
-import { expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
+import { expectFunction, expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
 
 /** One subscription, as the connection knows it. */
 interface Subscription {
@@ -121,6 +121,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** Sockets opened since the last keep-alive: the backoff's exponent. */
   let attempt = 0;
   let ids = 0;
+  /** The headers last made, for the connection or a `start`: cut out of the service's errors. */
+  let sent: object | undefined;
 
   const setState = (next: ConnectionState) => {
     if (state != next) {
@@ -129,11 +131,12 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       if (onStateChange) queueMicrotask(() => onStateChange(next));
     }
   };
-  /** The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL. */
-  const headers = async (path: string, body: string) => ({
-    ...await authorize(client, under(path), body, SIGNED_HEADERS),
-    host,
-  });
+  /**
+   * The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL; the last ones
+   * made are kept in `sent`, to be cut out of the service's errors.
+   */
+  const headers = async (path: string, body: string) =>
+    sent = { ...await authorize(client, under(path), body, SIGNED_HEADERS), host };
   const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
   /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
   const rearm = () => {
@@ -180,7 +183,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     const final = errors.some((error) =>
       FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!)
     );
-    (final ? end : lost)(new ServiceGraphQLError(errors));
+    (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
   };
   const end = (error?: unknown) => {
     for (const subscription of subscriptions.values()) subscription.end(error, true);
@@ -297,10 +300,11 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const stops: ((() => void) | void)[] = [];
       const subscription: Subscription = {
         receive(payload, refused) {
-          // The service's words may quote the variables: cut out of the message, as for a request.
+          // The service's words may quote the variables or the token: cut out of the message, as for a
+          // request.
           if (refused || !isObject(payload) || [payload.errors ?? []].flat().length) {
             return subscription.end(
-              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, variables),
+              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [variables, sent]),
               refused,
             );
           }
@@ -378,9 +382,4 @@ function errorsOf(payload: Payload): (GraphQLFormattedError & { errorCode?: unkn
   const errors = [payload?.errors].flat().filter(isObject).map((error) => ({ message: MALFORMED, ...error }))
     .filter(isFormattedError);
   return errors.length ? errors : [{ message: MALFORMED }];
-}
-
-/** Throws unless `value` is a function (described to the caller as `expected`). */
-export function expectFunction(value: unknown, field: string, expected = "a function"): void {
-  if (typeof value != "function") throw invalidValue(field, expected, value);
 }

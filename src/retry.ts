@@ -30,14 +30,14 @@ export interface RetryOptions {
   readonly attempts?: number | undefined;
   /**
    * The backoff's base delay in ms (0 to 2,147,483,647): after attempt n fails, a random wait up to
-   * `baseDelayMs * 2^(n-1)`. Default 250.
+   * `baseDelayMs * 2^(n-1)`. Default 250, or `maxDelayMs` when that is given and shorter.
    */
   readonly baseDelayMs?: number | undefined;
   /**
    * The longest wait between two attempts in ms, and the longest `Retry-After` honoured: at least
-   * `baseDelayMs`, at most 2,147,483,647. Default 10,000. (In a browser, a cross-origin
-   * `Retry-After` is visible only when the server exposes it through
-   * `Access-Control-Expose-Headers`; otherwise the backoff applies.)
+   * `baseDelayMs`, at most 2,147,483,647. Default 10,000, or `baseDelayMs` when that is given and
+   * longer. (In a browser, a cross-origin `Retry-After` is visible only when the server exposes it
+   * through `Access-Control-Expose-Headers`; otherwise the backoff applies.)
    */
   readonly maxDelayMs?: number | undefined;
   /**
@@ -102,20 +102,23 @@ const RETRY: Readonly<Record<string, Check>> = {
 };
 
 /**
- * Checks retry options and fills in the defaults.
+ * Checks retry options and fills in the defaults. A delay given alone moves the other's default out of
+ * its way: `{ maxDelayMs: 100 }` waits at most 100 ms (the base becomes 100 too), `{ baseDelayMs:
+ * 20_000 }` may wait 20 s (so may the longest wait).
  *
  * @throws {TypeError | RangeError} For an unknown key, a number that is not a whole number in
- * range, `maxDelayMs < baseDelayMs`, or a `shouldRetry` that is not a function.
+ * range, `maxDelayMs < baseDelayMs` when both are given, or a `shouldRetry` that is not a function.
  */
 export function retryPolicy(retry: unknown): RetryPolicy {
-  const policy = {
-    ...RETRY_DEFAULTS,
-    shouldRetry: undefined,
-    ...checkOptions(retry, "retry", RETRY, "retry."),
-  } as RetryPolicy;
+  const given = checkOptions(retry, "retry", RETRY, "retry.") as Partial<RetryPolicy>;
+  const policy = { ...RETRY_DEFAULTS, shouldRetry: undefined, ...given };
   const { baseDelayMs, maxDelayMs } = policy;
   if (maxDelayMs < baseDelayMs) {
-    throw invalidValue("retry.maxDelayMs", `at least retry.baseDelayMs (${baseDelayMs})`, maxDelayMs, true);
+    if ("baseDelayMs" in given && "maxDelayMs" in given) {
+      throw invalidValue("retry.maxDelayMs", `at least retry.baseDelayMs (${baseDelayMs})`, maxDelayMs, true);
+    }
+    // The one given alone stands, and the other's default moves to it.
+    policy.baseDelayMs = policy.maxDelayMs = given.baseDelayMs ?? maxDelayMs;
   }
   return policy;
 }

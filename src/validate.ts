@@ -163,6 +163,13 @@ export function fail(field: string, expected: string, value: unknown, range?: bo
   throw invalidValue(field, expected, value, range);
 }
 
+/**
+ * A check of a function: returns `value`, or throws naming `field` and what it must be (`expected`).
+ * Options and the real-time entry's arguments share it.
+ */
+export const expectFunction = (value: unknown, field: string, expected = "a function"): unknown =>
+  typeof value == "function" ? value : fail(field, expected, value);
+
 /** A check of a whole number from `min` to `max` (the longest timer by default). */
 export const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>
   typeof value == "number" && value >= min && value <= max && value % 1 == 0

@@ -267,19 +267,54 @@ describe("responses", () => {
       }
     });
 
-    it("a response whose url is on another origin (a runtime that follows anyway) is refused", async () => {
+    it("a response with no redirected field whose url is on another origin (a fetch that follows and does not say) is refused", async () => {
+      let body: unknown;
       const client = new ServiceClient({
         url: endpoint.url,
         auth: { type: "apiKey", apiKey: API_KEY },
+        // An XMLHttpRequest polyfill's response: it followed, and has `url` but no `redirected`.
         fetch: () => {
           const response = Response.json({ data: { hello: "elsewhere" } });
-          Object.defineProperty(response, "url", { value: "https://elsewhere.example/graphql" });
-          return Promise.resolve(response);
+          body = response.body;
+          return Promise.resolve({
+            ok: true,
+            status: 200,
+            statusText: "OK",
+            url: "https://elsewhere.example/graphql",
+            headers: response.headers,
+            body: response.body,
+            text: () => response.text(),
+          } as unknown as Response);
         },
       });
       const err = await rejection(client.request("{ hello }"));
       assert.ok(err instanceof ServiceResponseError, String(err));
+      assert.equal(err.message, "Unexpected response (HTTP 200): it comes from a redirect");
       assert.equal(err.body, undefined);
+      assert.equal((body as ReadableStream).locked, false, "its body is cancelled, not read");
+    });
+
+    it("a fetch option that sends to another origin on purpose (a proxy), and says it followed no redirect, is answered", async () => {
+      const proxy = await startEndpoint();
+      try {
+        proxy.route(
+          "forwarded",
+          (_req, res) =>
+            void res.writeHead(200, { "content-type": "application/json" }).end(
+              '{"data":{"hello":"via proxy"}}',
+            ),
+        );
+        const client = new ServiceClient({
+          url: endpoint.url,
+          auth: { type: "apiKey", apiKey: API_KEY },
+          fetch: (_input, init) => fetch(proxy.urlFor("forwarded"), init),
+        });
+        assert.deepEqual(await client.request("{ hello }"), { hello: "via proxy" });
+        assert.equal(proxy.requests.length, 1);
+        assert.equal(proxy.requests[0]!.headers["x-api-key"], API_KEY);
+      } finally {
+        await proxy.close();
+      }
     });
 
     it("a redirect is never followed (credentials stay on the configured origin): ServiceHttpError 3xx", async () => {

@@ -487,6 +487,22 @@ describe("retry", () => {
       assert.equal(retryPolicy({ attempts: 100, maxDelayMs: 2_147_483_647 }).maxDelayMs, 2_147_483_647);
     });
 
+    it("a delay given alone moves the other's default out of its way; given both, they must agree", () => {
+      const policy = (retry: object) => {
+        const { baseDelayMs, maxDelayMs } = retryPolicy(retry);
+        return [baseDelayMs, maxDelayMs];
+      };
+      assert.deepEqual(policy({ maxDelayMs: 100 }), [100, 100], "waits of at most 100 ms");
+      assert.deepEqual(policy({ maxDelayMs: 0 }), [0, 0], "no wait at all");
+      assert.deepEqual(policy({ maxDelayMs: 300 }), [250, 300], "above the default base: it stays");
+      assert.deepEqual(policy({ baseDelayMs: 20_000 }), [20_000, 20_000], "a base above the default cap");
+      assert.deepEqual(policy({ baseDelayMs: 500 }), [500, 10_000], "below the default cap: it stays");
+      assert.throws(() => retryPolicy({ baseDelayMs: 300, maxDelayMs: 299 }), {
+        name: "RangeError",
+        message: "Invalid retry.maxDelayMs: expected at least retry.baseDelayMs (300), current value is 299",
+      });
+    });
+
     it("a shouldRetry answer that is not a boolean is refused, not taken for a yes or a no", async () => {
       const err = new ServiceHttpError(409, "", new Headers());
       for (const answer of [1, "yes", {}, undefined, null]) {

@@ -186,6 +186,12 @@ describe("no secret or variable in any error", () => {
       res.writeHead(401, `Refused ${echoed}`, { "content-type": "text/plain", "x-echo": echoed });
       res.end("no");
     });
+    // A resolver whose error quotes the request's headers: the key, token or signature among them.
+    endpoint.route("echo-headers-graphql", (request, res) =>
+      send(res, 200, {
+        data: null,
+        errors: [{ errorType: "Unauthorized", message: `Refused ${JSON.stringify(request.headers)}` }],
+      }));
     endpoint.route("hang", () => new Promise<void>(() => {}));
   });
   after(() => endpoint.close());
@@ -370,6 +376,20 @@ describe("no secret or variable in any error", () => {
           const err = await caught(() => client("canonical-403", auth).request("{ hello }", VARIABLES));
           check(err, ServiceHttpError, "HTTP_ERROR");
           assert.equal(err.errors[0]?.errorType, "InvalidSignatureException");
+        });
+
+        it("GraphQL error quoting the request's headers, key or token included (ServiceGraphQLError)", async () => {
+          const err = await caught(() =>
+            client("echo-headers-graphql", auth).request("{ hello }", VARIABLES)
+          );
+          check(err, ServiceGraphQLError, "GRAPHQL_ERROR");
+          const { headers } = endpoint.requests.at(-1)!;
+          const secret = headers["x-api-key"] ?? headers["authorization"]!;
+          assert.ok(
+            err.errors[0]!.message.includes(secret),
+            "the server's message quotes it; err.errors keeps it",
+          );
+          assert.match(err.message, /^Unauthorized: Refused \{.*"…"/, "the message still names the error");
         });
 
         it("502 HTML page that dumps the request headers", async () => {
