@@ -24,7 +24,15 @@ import type {
   WebSocketConstructor,
   WebSocketLike,
 } from "./realtime.ts";
-import { expectFunction, expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
+import {
+  describe,
+  expectFunction,
+  expectOptions,
+  invalid,
+  invalidValue,
+  isObject,
+  MAX_TIMER_MS,
+} from "./validate.ts";
 
 /** One subscription, as the connection knows it. */
 interface Subscription {
@@ -278,8 +286,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } catch (error) {
       // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
       // a bad argument, as a bad url option is. Its own error stays out (it may quote the URL): only
-      // its name is told (a thrown value that is not an error has none: "undefined").
-      return end(invalid("new WebSocket() threw " + (error as Error)?.name));
+      // its name is told, or, for a thrown value that has none, its type.
+      return end(invalid("new WebSocket() threw " + ((error as Error)?.name ?? describe(error, true))));
     }
     // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
     const gone = () => socket == current && lost();
