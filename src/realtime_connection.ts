@@ -24,15 +24,7 @@ import type {
   WebSocketConstructor,
   WebSocketLike,
 } from "./realtime.ts";
-import {
-  describe,
-  expectFunction,
-  expectOptions,
-  invalid,
-  invalidValue,
-  isObject,
-  MAX_TIMER_MS,
-} from "./validate.ts";
+import { expectFunction, expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
 
 /** One subscription, as the connection knows it. */
 interface Subscription {
@@ -43,7 +35,7 @@ interface Subscription {
    * lost under it (its next `start` is a restart), `undefined` before.
    */
   acked?: boolean;
-  /** Ends it when its `start` stays unanswered. */
+  /** Ends it when the auth of its `start` hangs; takes the socket as lost when the `start` stays unanswered. */
   wait?: ReturnType<typeof setTimeout>;
   /** Hands over an event's payload, or the service's error for it (`refused`), which ends it. */
   receive(payload: Payload, refused?: boolean): void;
@@ -71,11 +63,6 @@ type Handlers = {
  * the official clients do.
  */
 const ACK_TIMEOUT_MS = 15_000;
-/**
- * The shortest keep-alive timeout taken from the service, as the official subscription link does: a
- * `connectionTimeoutMs` of 1 (or below 0) would close each socket as it opens, and open the next.
- */
-const MIN_TIMEOUT_MS = 60_000;
 /** The message of an error that came without one, or of an event that is not an object. */
 const MALFORMED = "Malformed message";
 /** The error codes and types after which reconnecting cannot help. */
@@ -202,7 +189,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const start = async (id: string, subscription: Subscription) => {
     const current = socket;
     const live = () => socket == current && subscriptions.get(id) == subscription;
-    // From the auth on: a getter may hang, and the socket may be alive while the service lost the `start`.
+    // Until the start is sent: a getter that hangs ends the subscription.
     subscription.wait = setTimeout(
       () => subscription.end(new ServiceAbortError("timeout"), true),
       ACK_TIMEOUT_MS,
@@ -211,6 +198,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const authorization = await headers("", subscription.data!);
       if (live()) {
         send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
+        // A start left unanswered means a socket that died without a word (as after a network drop):
+        // it is opened again, and every subscription started again, as for any lost socket.
+        clearTimeout(subscription.wait);
+        subscription.wait = setTimeout(lost, ACK_TIMEOUT_MS);
       }
     } catch (error) {
       // A getter failing for a restart fails as the reconnect's own would: the socket is opened again
@@ -230,10 +221,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     const subscription = subscriptions.get(id);
     rearm();
     if (type == "connection_ack") {
-      // The service's timeout, from a minute to what a timer can hold; 5 minutes when it is not a
+      // The service's timeout, from a minute (as the official subscription link takes it: a timeout
+      // of 1 would close each socket as it opens) to what a timer can hold; 5 minutes when it is not a
       // number (the simulator's, which it spells `connectionTimeout`, is 5 minutes).
-      current.timeoutMs =
-        Math.max(MIN_TIMEOUT_MS, Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs as number)) ||
+      current.timeoutMs = Math.max(60_000, Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs as number)) ||
         300_000;
       rearm();
       setState("connected");
@@ -286,8 +277,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } catch (error) {
       // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
       // a bad argument, as a bad url option is. Its own error stays out (it may quote the URL): only
-      // its name is told, or, for a thrown value that has none, its type.
-      return end(invalid("new WebSocket() threw " + ((error as Error)?.name ?? describe(error, true))));
+      // its name is told (a thrown value that is not an error has none: "undefined").
+      return end(invalid("new WebSocket() threw " + (error as Error)?.name));
     }
     // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
     const gone = () => socket == current && lost();
