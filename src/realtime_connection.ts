@@ -32,10 +32,13 @@ interface Subscription {
   data?: string;
   /**
    * Whether the service acknowledged its `start` on the current socket: `false` once a socket was
-   * lost under it (its next `start` is a restart), `undefined` before.
+   * lost under it (its next `start` is a restart), `undefined` before (and again once a restart went
+   * unanswered: the next one counts as a first start).
    */
-  acked?: boolean;
-  /** Ends it when the auth of its `start` hangs; takes the socket as lost when the `start` stays unanswered. */
+  acked?: boolean | undefined;
+  /** The headers of its last `start`: cut out of the service's errors for it. */
+  sent?: object;
+  /** Ends it when its `start` stays unanswered, or takes the socket as lost (see `start`). */
   wait?: ReturnType<typeof setTimeout>;
   /** Hands over an event's payload, or the service's error for it (`refused`), which ends it. */
   receive(payload: Payload, refused?: boolean): void;
@@ -93,7 +96,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     (/^https:\/\/\w+\.appsync-api\./i.test(graphql)
       ? graphql.replace("appsync-api", "appsync-realtime-api")
       : under("/realtime")).replace(/^http/i, "ws");
-  expectFunction(webSocket, "webSocket", "a WebSocket constructor");
+  expectFunction(webSocket, "webSocket");
   if (authIn != "protocol" && authIn != "query") {
     throw invalidValue("authIn", '"protocol" or "query"', authIn);
   }
@@ -116,7 +119,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** Sockets opened since the last keep-alive: the backoff's exponent. */
   let attempt = 0;
   let ids = 0;
-  /** The headers last made, for the connection or a `start`: cut out of the service's errors. */
+  /** The headers of the last socket's auth: cut out of the service's connection errors. */
   let sent: object | undefined;
 
   const setState = (next: ConnectionState) => {
@@ -126,12 +129,11 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       if (onStateChange) queueMicrotask(() => onStateChange(next));
     }
   };
-  /**
-   * The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL; the last ones
-   * made are kept in `sent`, to be cut out of the service's errors.
-   */
-  const headers = async (path: string, body: string) =>
-    sent = { ...await authorize(client, under(path), body, SIGNED_HEADERS), host };
+  /** The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL. */
+  const headers = async (path: string, body: string) => ({
+    ...await authorize(client, under(path), body, SIGNED_HEADERS),
+    host,
+  });
   const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
   /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
   const rearm = () => {
@@ -195,13 +197,21 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       ACK_TIMEOUT_MS,
     );
     try {
-      const authorization = await headers("", subscription.data!);
+      const authorization = subscription.sent = await headers("", subscription.data!);
       if (live()) {
         send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
-        // A start left unanswered means a socket that died without a word (as after a network drop):
-        // it is opened again, and every subscription started again, as for any lost socket.
+        // A restart left unanswered most likely means a socket that died without a word (a network
+        // drop just after a reconnect): it is opened again, and every subscription started again, as
+        // for any lost socket; this one as if for the first time. A first start left unanswered (the
+        // service does not answer it) ends its subscription with a timeout.
         clearTimeout(subscription.wait);
-        subscription.wait = setTimeout(lost, ACK_TIMEOUT_MS);
+        subscription.wait = setTimeout(
+          () =>
+            subscription.acked == undefined
+              ? subscription.end(new ServiceAbortError("timeout"), true)
+              : (lost(), subscription.acked = undefined),
+          ACK_TIMEOUT_MS,
+        );
       }
     } catch (error) {
       // A getter failing for a restart fails as the reconnect's own would: the socket is opened again
@@ -251,7 +261,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     rearm();
     let header;
     try {
-      header = btoa(JSON.stringify(await headers("/connect", "{}")));
+      header = btoa(JSON.stringify(sent = await headers("/connect", "{}")));
     } catch (error) {
       // A getter failing for the first socket is the caller's to mend; for a later one, it most likely
       // fails for the reason the socket before it was lost (the network), and is tried again.
@@ -303,7 +313,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           // request.
           if (refused || !isObject(payload) || [payload.errors ?? []].flat().length) {
             return subscription.end(
-              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [variables, sent]),
+              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
+                variables,
+                subscription.sent,
+              ]),
               refused,
             );
           }

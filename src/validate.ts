@@ -163,12 +163,9 @@ export function fail(field: string, expected: string, value: unknown, range?: bo
   throw invalidValue(field, expected, value, range);
 }
 
-/**
- * A check of a function: returns `value`, or throws naming `field` and what it must be (`expected`).
- * Options and the real-time entry's arguments share it.
- */
-export const expectFunction = (value: unknown, field: string, expected = "a function"): unknown =>
-  typeof value == "function" ? value : fail(field, expected, value);
+/** Returns `value` if it is a function, or throws naming `field`. */
+export const expectFunction = (value: unknown, field: string): unknown =>
+  typeof value == "function" ? value : fail(field, "a function", value);
 
 /** A check of a whole number from `min` to `max` (the longest timer by default). */
 export const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>

@@ -194,7 +194,7 @@ describe("RealtimeClient, edges", () => {
     for (const webSocket of [{}, { prototype: {} }, "WebSocket"]) {
       assert.throws(() => new RealtimeClient(client, { webSocket: webSocket as never }), {
         code: "INVALID_ARGUMENT",
-        message: /^Invalid webSocket: expected a WebSocket constructor/,
+        message: /^Invalid webSocket: expected a function/,
       });
     }
     assert.equal(server.connections.length, 0);

@@ -191,22 +191,71 @@ describe("RealtimeClient, recovery", () => {
     });
   });
 
-  it("takes a start left unanswered for a lost socket: another opens, and every subscription starts again", async () => {
+  it("ends a subscription whose first start_ack does not come in time (ServiceAbortError, timeout)", async () => {
     server.behaviour.holdStartAcks = true;
-    server.behaviour.keepAliveMs = 50; // the socket still says it lives: only the start goes unanswered
+    server.behaviour.keepAliveMs = 50; // the socket itself stays alive
     const timers = clientTimers({ 15_000: 300 });
-    const states: ConnectionState[] = [];
-    const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
-    const next = realtime.subscribe("subscription { onPost { id } }").next();
-    await server.until(() => startsOn(0).length === 1, "the first start");
-    server.behaviour.holdStartAcks = false;
-    await server.until(() => server.connections[1]?.live.size === 1, "the start on the next socket");
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    await assert.rejects(within(events.next(), "the start_ack timeout"), (error: unknown) => {
+      assert.ok(error instanceof ServiceAbortError, String(error));
+      assert.equal(error.reason, "timeout");
+      return true;
+    });
     assert.ok(timers.asked.includes(15_000));
-    await server.until(() => server.connections[0]!.closed, "the silent socket's close");
-    server.publish({ data: { n: 1 } });
-    assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
-    assert.deepEqual(states, ["connecting", "connected", "reconnecting", "connected"]);
-    assert.equal(server.connections.length, 2);
+    // The service acknowledges it at last: the client stops it.
+    const connection = server.connections[0]!;
+    server.ackHeld();
+    await server.until(() => connection.received.some((message) => message.type === "stop"), "the stop");
+    assert.equal(connection.live.size, 0);
+    assert.equal(server.connections.length, 1);
+  });
+
+  describe("a restart left unanswered: a socket that died just after a reconnect", () => {
+    /** A subscription started on a first socket, which is then dropped with the start_acks held. */
+    async function restarted() {
+      clientTimers({ 15_000: 300 });
+      const states: ConnectionState[] = [];
+      const realtime = realtimeOf(undefined, {
+        onStateChange: (state: ConnectionState) => states.push(state),
+      });
+      const events = realtime.subscribe("subscription { onPost { id } }");
+      await server.until(() => server.connections[0]?.live.size === 1, "the first start");
+      server.behaviour.holdStartAcks = true;
+      server.dropAll();
+      await server.until(() => startsOn(1).length === 1, "the restart");
+      return { events, states };
+    }
+
+    it("is taken for a lost socket: another opens, and the subscription comes back", async () => {
+      const { events, states } = await restarted();
+      const next = events.next();
+      await server.until(() => server.connections[1]!.closed, "the silent socket's close");
+      server.behaviour.holdStartAcks = false;
+      await server.until(() => server.connections[2]?.live.size === 1, "the start on the third socket");
+      server.publish({ data: { n: 1 } });
+      assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+      assert.deepEqual(states, [
+        "connecting",
+        "connected",
+        "reconnecting",
+        "connected",
+        "reconnecting",
+        "connected",
+      ]);
+    });
+
+    it("left unanswered on the next socket too, ends its subscription with a timeout: no endless reconnects", async () => {
+      const { events } = await restarted();
+      await assert.rejects(within(events.next(), "the timeout"), (error: unknown) => {
+        assert.ok(error instanceof ServiceAbortError, String(error));
+        assert.equal(error.reason, "timeout");
+        return true;
+      });
+      assert.equal(server.connections.length, 3);
+      await pause(1_500); // the idle close
+      assert.equal(server.connections.length, 3, "no socket opened since");
+    });
   });
 
   it("keeps a subscription whose start_ack came: its 15 s timer ends with the ack", async () => {

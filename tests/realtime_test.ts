@@ -414,6 +414,34 @@ describe("RealtimeClient", () => {
     }
   });
 
+  it("cuts each start's own token out of its error, when every start reads a fresh one", async () => {
+    let calls = 0;
+    const auth: AuthOptions = { type: "lambda", authorizationToken: () => `token-${++calls}-sentinel` };
+    server.behaviour.refuseStart = (start) =>
+      start.id == "1"
+        ? {
+          errors: [{
+            errorType: "Unauthorized",
+            message: `Refused ${start.payload.extensions.authorization.authorization}`,
+          }],
+        }
+        : undefined;
+    const realtime = realtimeOf(auth);
+    const first = realtime.subscribe("subscription { a }").next();
+    realtime.subscribe("subscription { b }").next().catch(() => {}); // its start reads the next token
+    await assert.rejects(within(first, "the refused start"), (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError, String(error));
+      assert.match(
+        error.errors[0]!.message,
+        /^Refused token-\d-sentinel$/,
+        "the service's own words keep it",
+      );
+      assert.equal(error.message, "Unauthorized: Refused …");
+      return true;
+    });
+    assert.equal(calls, 3, "the socket's token, then one per start");
+  });
+
   it("ends a subscription with its signal (a ServiceAbortError), sending stop", async () => {
     const controller = new AbortController();
     const realtime = realtimeOf();
@@ -486,7 +514,7 @@ describe("RealtimeClient", () => {
     assert.throws(() => new RealtimeClient({} as never), { code: "INVALID_ARGUMENT" });
     assert.throws(() => new RealtimeClient(client, { webSocket: 42 as never }), {
       code: "INVALID_ARGUMENT",
-      message: "Invalid webSocket: expected a WebSocket constructor, current value is 42",
+      message: "Invalid webSocket: expected a function, current value is 42",
     });
     assert.throws(
       () => new RealtimeClient(client, { webSocket: RuntimeWebSocket, onStateChange: "log" as never }),
