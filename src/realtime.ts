@@ -15,10 +15,10 @@
  * WebSocket constructor that throws, and a fifth socket lost before any was acknowledged (a wrong URL,
  * a server that refuses, no network: `ServiceNetworkError`, or the server's own error if it sent one)
  * end the subscriptions instead; a getter that fails for a later one of those sockets counts as a
- * loss. A first `start` left unanswered for 15 s, its auth included, ends its subscription; a restart
- * left unanswered is taken for a socket that died silently (a network drop just after a reconnect),
- * which is opened again once. The service's
- * keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is checked: one
+ * loss. A first `start` left unanswered for 15 s once sent, or whose auth hangs for 15 s, ends its
+ * subscription; a restart left unanswered is taken for a socket that died silently (a network drop
+ * just after a reconnect), which is opened again; a second such restart in a row ends it. The
+ * service's keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is checked: one
  * that is not an object is ignored, and errors without a message still end what they concern with a
  * typed error.
  *
@@ -312,8 +312,8 @@ export class RealtimeClient {
    * @throws {ServiceGraphQLError} From the iterator: an event with errors or that is not an object, a
    * refused `start` (such as `MaxSubscriptionsReachedError`), or a final connection error.
    * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription, or with the
-   * reason `"timeout"` when its first `start` stays unanswered for 15 s, its auth included (or a
-   * restart does, on two sockets in a row).
+   * reason `"timeout"` when its first `start` stays unanswered for 15 s once sent, or its auth hangs
+   * for 15 s (or two restarts in a row stay unanswered).
    * @throws {ServiceNetworkError} From the iterator, when five sockets in a row were lost before any
    * was acknowledged (a wrong URL, a server that refuses the socket, no network); a
    * `ServiceGraphQLError` when the server refused the last of them with its own error.

@@ -32,11 +32,15 @@ interface Subscription {
   data?: string;
   /**
    * Whether the service acknowledged its `start` on the current socket: `false` once a socket was
-   * lost under it (its next `start` is a restart), `undefined` before (and again once a restart went
-   * unanswered: the next one counts as a first start).
+   * lost under it (its next `start` is a restart), `undefined` before.
    */
-  acked?: boolean | undefined;
-  /** The headers of its last `start`: cut out of the service's errors for it. */
+  acked?: boolean;
+  /**
+   * Whether a `start` of it left unanswered means a dead socket rather than a refusal (see `start`):
+   * set by each `start_ack`, cleared by a restart left unanswered.
+   */
+  trusted?: boolean;
+  /** The headers of its last `start` sent: cut out of the service's errors for it. */
   sent?: object;
   /** Ends it when its `start` stays unanswered, or takes the socket as lost (see `start`). */
   wait?: ReturnType<typeof setTimeout>;
@@ -119,8 +123,6 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** Sockets opened since the last keep-alive: the backoff's exponent. */
   let attempt = 0;
   let ids = 0;
-  /** The headers of the last socket's auth: cut out of the service's connection errors. */
-  let sent: object | undefined;
 
   const setState = (next: ConnectionState) => {
     if (state != next) {
@@ -180,7 +182,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     const final = errors.some((error) =>
       FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!)
     );
-    (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
+    (final ? end : lost)(new ServiceGraphQLError(errors));
   };
   const end = (error?: unknown) => {
     for (const subscription of subscriptions.values()) subscription.end(error, true);
@@ -191,25 +193,29 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const start = async (id: string, subscription: Subscription) => {
     const current = socket;
     const live = () => socket == current && subscriptions.get(id) == subscription;
-    // Until the start is sent: a getter that hangs ends the subscription.
+    // Until the start is sent: a getter that hangs ends the subscription. (A second connection_ack,
+    // from a peer that misbehaves, starts it again: the first start's timer goes.)
+    clearTimeout(subscription.wait);
     subscription.wait = setTimeout(
       () => subscription.end(new ServiceAbortError("timeout"), true),
       ACK_TIMEOUT_MS,
     );
     try {
-      const authorization = subscription.sent = await headers("", subscription.data!);
+      const authorization = await headers("", subscription.data!);
       if (live()) {
+        // Its headers are kept only once sent: a late answer of an earlier start's getter changes nothing.
+        subscription.sent = authorization;
         send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
         // A restart left unanswered most likely means a socket that died without a word (a network
         // drop just after a reconnect): it is opened again, and every subscription started again, as
-        // for any lost socket; this one as if for the first time. A first start left unanswered (the
-        // service does not answer it) ends its subscription with a timeout.
+        // for any lost socket. A first start left unanswered (the service does not answer it), or a
+        // second restart in a row, ends its subscription with a timeout.
         clearTimeout(subscription.wait);
         subscription.wait = setTimeout(
           () =>
-            subscription.acked == undefined
-              ? subscription.end(new ServiceAbortError("timeout"), true)
-              : (lost(), subscription.acked = undefined),
+            subscription.trusted
+              ? (subscription.trusted = false, lost())
+              : subscription.end(new ServiceAbortError("timeout"), true),
           ACK_TIMEOUT_MS,
         );
       }
@@ -242,7 +248,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
       if (subscription) {
-        subscription.acked = true;
+        subscription.acked = subscription.trusted = true;
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
@@ -261,7 +267,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     rearm();
     let header;
     try {
-      header = btoa(JSON.stringify(sent = await headers("/connect", "{}")));
+      header = btoa(JSON.stringify(await headers("/connect", "{}")));
     } catch (error) {
       // A getter failing for the first socket is the caller's to mend; for a later one, it most likely
       // fails for the reason the socket before it was lost (the network), and is tried again.

@@ -245,6 +245,93 @@ describe("RealtimeClient, recovery", () => {
       ]);
     });
 
+    it("two subscriptions whose restarts go out in turn first: each ends after its second silence", async () => {
+      clientTimers((ms) => ms == 15_000 ? 300 : ms < 5_000 && ms != 1_000 ? 5 : ms);
+      let calls = 0;
+      // Per socket: its auth, then one call per start. From the third socket on, one start's token comes
+      // later, by turns, so that the other start goes out (and its timer runs out) first.
+      const auth: AuthOptions = {
+        type: "userpool",
+        jwtToken: async () => {
+          const call = calls++, socket = Math.floor(call / 3), position = call % 3;
+          if (socket >= 2 && position == 1 + socket % 2) await pause(100);
+          return `jwt-${call}`;
+        },
+      };
+      const realtime = realtimeOf(auth);
+      const ends = ["subscription { a }", "subscription { b }"].map((document) =>
+        realtime.subscribe(document).next().then(() => "done", (error) => error)
+      );
+      await server.until(() => server.connections[0]?.live.size === 2, "the first starts");
+      server.behaviour.holdStartAcks = true; // from now on, no start is answered
+      server.dropAll();
+      for (const ended of await within(Promise.all(ends), "both ends")) {
+        assert.ok(ended instanceof ServiceAbortError, String(ended));
+        assert.equal(ended.reason, "timeout");
+      }
+      assert.ok(server.connections.length <= 4, `${server.connections.length} sockets for 2 subscriptions`);
+      const opened = server.connections.length;
+      await pause(1_500);
+      assert.equal(server.connections.length, opened, "no socket opened since");
+    });
+
+    /** A lambda token getter whose call number `held` answers only when told (`settle`). */
+    function holding(held: number) {
+      let calls = 0;
+      let asked = () => {};
+      const waiting = new Promise<void>((resolve) => asked = resolve);
+      const settle = { resolve: (_token: string) => {}, reject: (_error: Error) => {} };
+      const auth: AuthOptions = {
+        type: "lambda",
+        authorizationToken: () => {
+          if (++calls != held) return `token-${calls}-sentinel`;
+          asked();
+          return new Promise<string>((resolve, reject) => Object.assign(settle, { resolve, reject }));
+        },
+      };
+      return { auth, waiting, settle };
+    }
+
+    it("a start's token that comes after its socket was lost is neither sent nor cut in place of the next", async () => {
+      // 1: the first socket, 2: its start (its token comes late), 3: the next socket, 4: the restart.
+      const { auth, waiting, settle } = holding(2);
+      const next = realtimeOf(auth).subscribe("subscription { a }").next();
+      await within(waiting, "the first start's token asked");
+      server.dropAll();
+      await server.until(() => startsOn(1).length === 1, "the restart");
+      const [restart] = startsOn(1);
+      const token = restart!.payload.extensions.authorization.authorization;
+      settle.resolve("token-2-sentinel");
+      await pause(20);
+      assert.equal(startsOn(0).length, 0, "the late token went nowhere");
+      server.connections[1]!.send({
+        type: "error",
+        id: restart!.id,
+        payload: { errors: [{ errorType: "UnauthorizedException", message: `Token ${token} has expired` }] },
+      });
+      await assert.rejects(within(next, "the refusal"), (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError, String(error));
+        assert.equal(error.message, "UnauthorizedException: Token … has expired");
+        return true;
+      });
+    });
+
+    it("a restart's token getter that fails after its socket was lost leaves the subscription to the next", async () => {
+      // 1, 2: the first socket and its start; 3, 4: the second socket and the restart, whose getter fails
+      // only once that socket is gone.
+      const { auth, waiting, settle } = holding(4);
+      const next = realtimeOf(auth).subscribe("subscription { onPost { id } }").next();
+      await server.until(() => server.connections[0]?.live.size === 1, "the first start");
+      server.dropAll();
+      await within(waiting, "the restart's token asked");
+      server.dropAll();
+      await server.until(() => server.connections[2]?.live.size === 1, "the start on the third socket");
+      settle.reject(new Error("identity provider unreachable"));
+      await pause(20);
+      server.publish({ data: { n: 1 } });
+      assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+    });
+
     it("left unanswered on the next socket too, ends its subscription with a timeout: no endless reconnects", async () => {
       const { events } = await restarted();
       await assert.rejects(within(events.next(), "the timeout"), (error: unknown) => {
