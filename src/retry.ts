@@ -6,7 +6,7 @@
  */
 
 import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
-import { type Check, checkOptions, fail, integer, invalidValue } from "./validate.ts";
+import { type Check, checkOptions, expectFunction, integer, invalidValue } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -98,7 +98,7 @@ const RETRY: Readonly<Record<string, Check>> = {
   attempts: integer(1, 100),
   baseDelayMs: integer(0),
   maxDelayMs: integer(0),
-  shouldRetry: (value, field) => typeof value == "function" ? value : fail(field, "a function", value),
+  shouldRetry: expectFunction,
 };
 
 /**
