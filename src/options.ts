@@ -122,7 +122,9 @@ export interface FetchResponse {
  * Extra request headers: a plain object (a header set to `undefined` is left out) or a `Headers`.
  * Auth and content headers, `host`, and the headers of framing that fetch sets (`content-length`,
  * `transfer-encoding`, `keep-alive`, …) cannot be set here: they are refused with an error naming
- * the header.
+ * the header. In a browser, leave out the headers a page may not set (`origin`, `cookie`,
+ * `accept-encoding`, …): the browser drops or replaces them, and with iam the signature covered
+ * what was given, so the service refuses it.
  *
  * @example Either form
  * ```ts

@@ -133,13 +133,17 @@ export interface SignableRequest {
  * and every given header except `authorization`, `cache-control`, `connection`, `expect`, `from`,
  * `keep-alive`, `max-forwards`, `pragma`, `referer`, `te`, `trailer`, `transfer-encoding`,
  * `upgrade`, `user-agent`, `x-amzn-trace-id`, `proxy-*` and `sec-*` (the headers
- * `@smithy/signature-v4` leaves unsigned). A given `host`, `date` or `authorization` is dropped;
- * a given `x-amz-content-sha256` is signed and stands for the body's hash, as in every AWS SDK.
+ * `@smithy/signature-v4` leaves unsigned). In a browser, give none of the headers a page may not set
+ * (`origin`, `cookie`, `accept-encoding`, …; the Fetch standard's forbidden request headers): they
+ * would be signed, then dropped or replaced by the browser, and the signature refused. A given
+ * `host`, `date` or `authorization` is dropped; a given `x-amz-content-sha256` is signed and stands
+ * for the body's hash, as in every AWS SDK.
  * The path is signed as `URL.pathname` gives it (dot segments resolved), without empty segments
  * and encoded twice, as for every AWS service but S3; the query's keys and values are signed with
  * their `%XX` escapes decoded and a `+` read as a plus sign, as AWS reads them (`?filter=a+b` as
- * `filter=a%2Bb`; write `%20` for a space), not as `URL.searchParams` reads them. The method is signed as fetch sends it: `delete`, `get`, `head`, `options`, `post` and
- * `put` uppercased, any other as given.
+ * `filter=a%2Bb`; write `%20` for a space), not as `URL.searchParams` reads them. The method is
+ * signed as fetch sends it: `delete`, `get`, `head`, `options`, `post` and `put` uppercased, any
+ * other as given.
  *
  * Derived signing keys are cached per secret key, day, region and service (20 at most), as
  * non-extractable `CryptoKey`s on Web Crypto.
@@ -152,9 +156,13 @@ export interface SignableRequest {
  * string of letters, digits, `_` and `-` (they go into the credential scope and the Authorization
  * header: a `/`, a space or a comma would make a signature no server can check); the date is not a
  * valid `Date` of the years 0 to 9999; the body is not a string; the URL is not absolute or a header
- * is invalid; and `Invalid credentials` when the session token holds what `Headers` refuses (NUL, CR,
- * LF, or a character beyond Latin-1). The message is `Invalid <field>` (`Invalid region`, `Invalid
- * url`, …): it never quotes a value, so no key, token or signature can leak.
+ * is one `Headers` refuses; and `Invalid credentials` when the session token holds what `Headers`
+ * refuses (NUL, CR, LF, or a character beyond Latin-1). The message is `Invalid <field>` (`Invalid
+ * region`, `Invalid url`, …): it never quotes a value, so no key, token or signature can leak. A
+ * value `Headers` takes but `fetch` refuses (another control character) is signed, and `fetch` then
+ * fails. Signing needs `node:crypto` (Deno 2, Node 20.16+, Bun) or Web Crypto, which browsers give
+ * to secure pages only (https, localhost): without either, the promise rejects with the runtime's
+ * own error.
  *
  * @example Sign an AppSync request with temporary credentials, then send it
  * ```ts
