@@ -162,7 +162,9 @@ export interface SignableRequest {
  * value `Headers` takes but `fetch` refuses (another control character) is signed, and `fetch` then
  * fails. Signing needs `node:crypto` (Deno 2, Node 20.16+, Bun) or Web Crypto, which browsers give
  * to secure pages only (https, localhost): without either, the promise rejects with the runtime's
- * own error.
+ * own error. The headers are read as the global `Headers` gives them, lowercase, trimmed and sorted:
+ * under a polyfill that keeps them as given (whatwg-fetch's, in some test setups), signatures come
+ * out wrong.
  *
  * @example Sign an AppSync request with temporary credentials, then send it
  * ```ts
