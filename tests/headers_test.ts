@@ -279,35 +279,40 @@ describe("headers", () => {
       });
     }
 
-    it("a Date that disagrees with the time AWS names (year 9998) is not believed: the refusal is thrown", async () => {
-      let answered = 0;
-      endpoint.route("expired-9998", (_request, response) => {
-        if (answered++ > 0) return void response.end('{"data":{"whoami":"iam"}}');
-        const now = new Date().toISOString().replace(/[-:]|\.\d+/g, "");
-        response.writeHead(403, {
-          "content-type": "application/json",
-          date: "Fri, 01 Jan 9998 00:00:00 GMT",
+    // AWS's clock is an hour ahead of ours, and its Date disagrees with the time its message names.
+    const DISAGREEING: ReadonlyArray<[string, string, (named: number) => string]> = [
+      ["far off (year 9998)", "9998", () => "Fri, 01 Jan 9998 00:00:00 GMT"],
+      ["more than 5 minutes off", "six-minutes", (named) => new Date(named + 6 * 60_000).toUTCString()],
+    ];
+    for (const [what, route, date] of DISAGREEING) {
+      it(`a Date ${what} from the time AWS names is not believed: the refusal is thrown`, async () => {
+        let answered = 0;
+        endpoint.route(`expired-disagreeing-${route}`, (_request, response) => {
+          if (answered++ > 0) return void response.end('{"data":{"whoami":"iam"}}');
+          const named = Date.now() + 60 * 60_000;
+          const stamp = new Date(named).toISOString().replace(/[-:]|\.\d+/g, "");
+          response.writeHead(403, { "content-type": "application/json", date: date(named) });
+          response.end(JSON.stringify({
+            errors: [{
+              errorType: "InvalidSignatureException",
+              message: `Signature expired: 20200101T000000Z is now earlier than ${stamp} (${stamp} - 5 min.)`,
+            }],
+          }));
         });
-        response.end(JSON.stringify({
-          errors: [{
-            errorType: "InvalidSignatureException",
-            message: `Signature expired: 20200101T000000Z is now earlier than ${now} (${now} - 5 min.)`,
-          }],
-        }));
+        const client = new ServiceClient({
+          url: endpoint.urlFor(`expired-disagreeing-${route}`),
+          auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
+        });
+        const err = await rejection(client.request("{ whoami }"));
+        assert.equal(err.status, 403);
+        assert.equal(answered, 1, "not resent");
+        assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
+        assert.ok(
+          Math.abs(amzDateMs(last().headers["x-amz-date"]!) - Date.now()) < 60_000,
+          "signed at our time",
+        );
       });
-      const client = new ServiceClient({
-        url: endpoint.urlFor("expired-9998"),
-        auth: { type: "iam", region: REGION, credentials: CREDENTIALS },
-      });
-      const err = await rejection(client.request("{ whoami }"));
-      assert.equal(err.status, 403);
-      assert.equal(answered, 1, "not resent");
-      assert.deepEqual(await client.request("{ whoami }"), { whoami: "iam" });
-      assert.ok(
-        Math.abs(amzDateMs(last().headers["x-amz-date"]!) - Date.now()) < 60_000,
-        "signed at our time",
-      );
-    });
+    }
 
     it("a Date no server can have gives way to the server's time in AWS's message", async () => {
       await withSkewedEndpoint(

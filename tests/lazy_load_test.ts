@@ -13,7 +13,8 @@ import { ServiceAbortError, ServiceClient, ServiceNetworkError } from "../mod.ts
 import { clientState, send } from "../src/call.ts";
 import { chunkLoadFailed } from "../src/errors.ts";
 import { clientConfig } from "../src/options.ts";
-import type { PreparedDocument } from "../src/document.ts";
+import { type PreparedDocument, prepareDocument } from "../src/document.ts";
+import { parse } from "graphql";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY, CREDENTIALS, REGION, rejection } from "./_fixtures.ts";
 import { spawnSync } from "node:child_process";
@@ -49,6 +50,15 @@ describe("lazily loaded modules", () => {
     endpoint = await startEndpoint();
   });
   after(() => endpoint.close());
+
+  it("a document node is printed once: a later call with the same node has its text at once", async () => {
+    const node = parse("query Once { hello }", { noLocation: true });
+    const first = prepareDocument(node);
+    assert.ok(first instanceof Promise, "printed by the lazily loaded printer");
+    const printed = await first;
+    assert.deepEqual(printed, { query: "query Once{hello}", operationName: "Once" });
+    assert.equal(prepareDocument(node), printed, "remembered: no second load or print");
+  });
 
   // First in this file: an iam client whose signer has never loaded (the failure is checked for clock
   // skew only once the signer is there).

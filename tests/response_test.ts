@@ -338,4 +338,54 @@ describe("responses", () => {
       }
     });
   });
+
+  describe("bodies refused unread", () => {
+    /** A client whose fetch answers with what `respond` makes. */
+    const answering = (respond: () => Response, maxResponseBytes?: number) =>
+      new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        fetch: () => Promise.resolve(respond()),
+        ...(maxResponseBytes ? { maxResponseBytes } : {}),
+      });
+    /** A response of `text` whose Content-Length says `length` (a stream: no runtime sets its own). */
+    const declaring = (length: number, text = '{"data":{"hello":"world"}}') => () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(text));
+            controller.close();
+          },
+        }),
+        { headers: { "content-type": "application/json", "content-length": String(length) } },
+      );
+
+    it("the default maxResponseBytes is 16 MiB: a Content-Length of 16 MiB is read, one byte more is refused", async () => {
+      const limit = 16 * 1_024 * 1_024;
+      assert.deepEqual(await answering(declaring(limit)).request("{ hello }"), { hello: "world" });
+      const err = await rejection(answering(declaring(limit + 1)).request("{ hello }"));
+      assert.ok(err instanceof ServiceResponseError, String(err));
+      assert.equal(err.message, "Unexpected response (HTTP 200): the body is larger than maxResponseBytes");
+    });
+
+    it("a body refused unread whose cancel() rejects leaves no unhandled rejection", async () => {
+      let cancels = 0;
+      const refusing = () =>
+        new Response(
+          new ReadableStream({
+            cancel() {
+              cancels++;
+              throw new Error("this body cannot be cancelled");
+            },
+          }),
+          { headers: { "content-length": "100" } },
+        );
+      const err = await rejection(answering(refusing, 10).request("{ hello }"));
+      assert.ok(err instanceof ServiceResponseError, String(err));
+      assert.match(err.message, /larger than maxResponseBytes/);
+      // Long enough for a rejection nobody handles to be reported, and to fail this test.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(cancels, 1);
+    });
+  });
 });

@@ -397,6 +397,23 @@ describe("crypto variants", () => {
     value instanceof ArrayBuffer || value instanceof Uint8Array ? [...new Uint8Array(value)].join() : value;
 
   const noWebCrypto = globalThis.crypto?.subtle ? false : "no Web Crypto global here (Node 18)";
+
+  it("crypto_web.ts names a missing Web Crypto (a browser page over plain http), and only then", () => {
+    assert.equal(webOnly.signingProblem() === "", Boolean(globalThis.crypto?.subtle));
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, "crypto");
+    Object.defineProperty(globalThis, "crypto", { value: {}, configurable: true, writable: true });
+    try {
+      assert.equal(
+        webOnly.signingProblem(),
+        "cannot be signed: this runtime has no Web Crypto (crypto.subtle), which browsers give secure pages only " +
+          "(https, localhost)",
+      );
+    } finally {
+      if (descriptor) Object.defineProperty(globalThis, "crypto", descriptor);
+      else delete (globalThis as { crypto?: unknown }).crypto;
+    }
+  });
+
   it("every pair of primitives computes what Web Crypto computes", { skip: noWebCrypto }, async () => {
     const reference = await webCryptoCopy() ??
       (webPrimitives.hmacKey("probe") instanceof Promise ? webPrimitives : undefined);
