@@ -22,6 +22,7 @@ import {
   clientTimers,
   pause,
   realtimeOf,
+  RuntimeWebSocket,
   server,
   startsOn,
   useRealtimeServer,
@@ -643,6 +644,24 @@ describe("RealtimeClient, recovery", () => {
     // 15 s before each ack, the clamped 60 s after it, a second before an idle socket closes: no less.
     assert.deepEqual(timers.asked.filter((ms) => ms < 1_000), []);
     assert.ok(timers.asked.filter((ms) => ms === 60_000).length >= 3);
+  });
+
+  it("close() answered by the peer leaves no timer to cut the socket later", async () => {
+    clientTimers({ 1_000: 200 });
+    let cuts = 0;
+    // A socket that can be cut (as ws's and Bun's can), counting the cuts.
+    const Counted = class extends RuntimeWebSocket {
+      terminate() {
+        cuts++;
+      }
+    };
+    const realtime = realtimeOf(undefined, { webSocket: Counted });
+    realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    realtime.close();
+    await server.until(() => server.connections[0]!.ended, "the close answered");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(cuts, 0, "the socket was cut after its close was answered");
   });
 
   it(
