@@ -39,6 +39,8 @@ const FROM_CLIENT = /[/\\]src[/\\]realtime(_connection)?\.[cm]?[jt]s\b/;
 export interface ClientTimers {
   /** The delays the client asked for, in order. */
   readonly asked: number[];
+  /** The client's timers that have neither run nor been cleared. */
+  readonly pending: Set<unknown>;
   /** Puts the runtime's timers back. */
   restore(): void;
 }
@@ -49,16 +51,32 @@ export interface ClientTimers {
  * (the tests', the server's, the runtime's) is left alone.
  */
 export function clientTimers(sooner: Record<number, number> | ((ms: number) => number) = {}): ClientTimers {
-  const { setTimeout: set } = globalThis;
+  const { setTimeout: set, clearTimeout: clear } = globalThis;
   const asked: number[] = [];
+  const pending = new Set<unknown>();
   globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => {
-    if (FROM_CLIENT.test(new Error().stack ?? "")) {
-      asked.push(ms);
-      ms = typeof sooner == "function" ? sooner(ms) : sooner[ms] ?? ms;
-    }
-    return set(callback, ms, ...args);
+    if (!FROM_CLIENT.test(new Error().stack ?? "")) return set(callback, ms, ...args);
+    asked.push(ms);
+    const handle = set(
+      (...given: unknown[]) => {
+        pending.delete(handle);
+        callback(...given);
+      },
+      typeof sooner == "function" ? sooner(ms) : sooner[ms] ?? ms,
+      ...args,
+    );
+    pending.add(handle);
+    return handle;
   }) as typeof setTimeout;
-  const timers = { asked, restore: () => void (globalThis.setTimeout = set) };
+  globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
+    pending.delete(handle);
+    clear(handle);
+  }) as typeof clearTimeout;
+  const timers = {
+    asked,
+    pending,
+    restore: () => void Object.assign(globalThis, { setTimeout: set, clearTimeout: clear }),
+  };
   installed.push(timers);
   return timers;
 }

@@ -646,6 +646,20 @@ describe("RealtimeClient, recovery", () => {
     assert.ok(timers.asked.filter((ms) => ms === 60_000).length >= 3);
   });
 
+  it("close() just after the last subscription ended leaves no timer of the client behind", async () => {
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const timers = clientTimers();
+    await events.return(); // the socket would close a second later
+    realtime.close();
+    await server.until(() => server.connections[0]!.ended, "the close answered");
+    await pause(20);
+    assert.ok(timers.asked.includes(1_000), "the idle close was timed");
+    assert.equal(timers.pending.size, 0, `${timers.pending.size} timer(s) of the client left`);
+  });
+
   it("close() answered by the peer leaves no timer to cut the socket later", async () => {
     clientTimers({ 1_000: 200 });
     let cuts = 0;
