@@ -8,8 +8,9 @@
  *    usage (build the body and headers, `fetch`, check `ok`, `await res.json()`), ours (apiKey,
  *    and iam separately), graphql-request, @urql/core (fetch exchange only, network-only, POST)
  *    and ofetch; for iam, raw fetch signed by @smithy/signature-v4, aws4fetch's `AwsClient`, and
- *    raw fetch plus the least SigV4 work (a floor), each signature checked against smithy's first. Every request sends the same query with fresh variables `{ id: "1", n }` (`n`
- *    counts up): @urql/core would otherwise merge identical queries in flight into one request.
+ *    raw fetch plus the least SigV4 work (a floor), each signature checked against smithy's first.
+ *    Every request sends the same query with fresh variables `{ id: "1", n }` (`n` counts up):
+ *    @urql/core would otherwise merge identical queries in flight into one request.
  * 2. Loopback throughput against `scripts/bench_server.mjs`, a fixed-answer keep-alive server that
  *    runs in a separate Node process: sequential, and 64 requests in flight. Every client uses the
  *    runtime's global `fetch` here.
@@ -178,16 +179,10 @@ const ALL_CONTENDERS: readonly Contender[] = [
   {
     name: "raw",
     label: "raw fetch",
-    make: (url, fetch = globalThis.fetch) => (variables) =>
-      post(
-        fetch,
-        url,
-        { "content-type": "application/json", "x-api-key": API_KEY },
-        JSON.stringify({
-          query: QUERY,
-          variables,
-        }),
-      ),
+    make: (url, fetch = globalThis.fetch) => (variables) => {
+      const body = JSON.stringify({ query: QUERY, variables });
+      return post(fetch, url, { "content-type": "application/json", "x-api-key": API_KEY }, body);
+    },
   },
   {
     // Raw fetch with the headers an iam request carries (fixed values of the same size, signed once):
