@@ -294,6 +294,27 @@ describe("responses", () => {
       assert.equal((body as ReadableStream).locked, false, "its body is cancelled, not read");
     });
 
+    it("a response marked redirected whose url is the endpoint's (Bun 1.0 marks every manual fetch so) is answered", async () => {
+      const client = new ServiceClient({
+        url: endpoint.url,
+        auth: { type: "apiKey", apiKey: API_KEY },
+        fetch: () => {
+          const response = Response.json({ data: { hello: "world" } });
+          return Promise.resolve({
+            ok: true,
+            status: 200,
+            statusText: "OK",
+            url: endpoint.url,
+            redirected: true,
+            headers: response.headers,
+            body: response.body,
+            text: () => response.text(),
+          } as unknown as Response);
+        },
+      });
+      assert.deepEqual(await client.request("{ hello }"), { hello: "world" });
+    });
+
     it("a fetch option that sends to another origin on purpose (a proxy), and says it followed no redirect, is answered", async () => {
       const proxy = await startEndpoint();
       try {

@@ -256,6 +256,21 @@ describe("signals", () => {
       assert.equal(err.cause, "logout");
     });
 
+    it("a signal reused after every call on it has ended still aborts the next call", async () => {
+      const controller = new AbortController();
+      await client().request("{ hello }", undefined, { signal: controller.signal });
+      // The timeout only ends the test should the abort not arrive.
+      const hanging = client("hang").request("{ hello }", undefined, {
+        signal: controller.signal,
+        timeoutMs: 5_000,
+      });
+      setTimeout(() => controller.abort("logout"), 20);
+      const err = await rejection(hanging);
+      assert.ok(err instanceof ServiceAbortError, String(err));
+      assert.equal(err.reason, "abort");
+      assert.equal(err.cause, "logout");
+    });
+
     it("works where AbortSignal.any is missing (Safari < 17.4, edge-runtime)", async () => {
       const any = Object.getOwnPropertyDescriptor(AbortSignal, "any");
       // deno-lint-ignore no-explicit-any
