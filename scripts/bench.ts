@@ -211,8 +211,7 @@ const ALL_CONTENDERS: readonly Contender[] = [
     signs: true,
     label: "raw fetch + the least SigV4 work (4 SHA-256 passes)",
     make: (url, fetch = globalThis.fetch) => {
-      const host = new URL(url).host;
-      const path = new URL(url).pathname;
+      const { host, pathname: path } = new URL(url);
       const names = "content-type;host;x-amz-date;x-amz-security-token";
       const signingKey = (date: string) =>
         [date, "us-east-1", "appsync", "aws4_request"].reduce(
