@@ -21,6 +21,7 @@ import {
 import { rejection } from "./_fixtures.ts";
 import type { Dispatcher } from "undici";
 import process from "node:process";
+import { spawnSync } from "node:child_process";
 
 let endpoint: Endpoint;
 
@@ -438,6 +439,51 @@ describe("client", () => {
         else delete (globalThis as { crypto?: unknown }).crypto;
       }
       assert.deepEqual(await client.request("{ hello }"), { hello: "world" }, "signs again once it is back");
+    });
+
+    // The branch above that finds no signer runs nowhere the tests run in-process: Deno signs on
+    // `node:crypto`, which it hands out without an import, and so does the npm build on Node and Bun.
+    // A child process of this runtime loads the build a page gets with neither (Deno: the source with
+    // `process.getBuiltinModule` out of sight; Node and Bun: the npm package's web build), and then
+    // empties `crypto`, as a browser does on a plain http page.
+    it("iam where nothing can sign (a page over plain http): a typed ServiceAuthError, fetch never called", {
+      skip: !process.execPath && "no process.execPath to start this runtime again",
+    }, () => {
+      const deno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+      const module = new URL(deno ? "../mod.ts" : "../web/mod.js", import.meta.url).href;
+      const code = `if (globalThis.process) globalThis.process.getBuiltinModule = undefined;
+        Object.defineProperty(globalThis, "crypto", { value: {}, configurable: true, writable: true });
+        const { ServiceClient } = await import(${JSON.stringify(module)});
+        let calls = 0;
+        const client = new ServiceClient({
+          url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+          auth: { type: "iam", region: "us-east-1", credentials: ${JSON.stringify(CREDENTIALS)} },
+          fetch: () => { calls++; return Promise.resolve(Response.json({ data: {} })); },
+        });
+        const err = await client.request("{ hello }").then(() => undefined, (e) => e);
+        console.log(JSON.stringify([err?.name, err?.code, err?.message, calls, String(err?.message).includes(${
+        JSON.stringify(CREDENTIALS.secretAccessKey)
+      })]));`;
+      const args = deno
+        ? ["eval", "--no-lock", "--no-check", code]
+        : (process.versions as { bun?: string }).bun
+        ? ["-e", code]
+        : ["--input-type=module", "-e", code];
+      const child = spawnSync(process.execPath, args, {
+        env: { ...process.env, NODE_OPTIONS: "" },
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      assert.equal(child.status, 0, child.stderr);
+      const [name, code_, message, calls, leaked] = JSON.parse(child.stdout.trim().split("\n").at(-1)!);
+      assert.equal(name, "ServiceAuthError");
+      assert.equal(code_, "AUTH_ERROR");
+      assert.match(
+        message,
+        /^Cannot authenticate: credentials cannot be signed: this runtime has no Web Crypto/,
+      );
+      assert.equal(calls, 0, "nothing was sent");
+      assert.equal(leaked, false, "the message holds no secret");
     });
   });
 

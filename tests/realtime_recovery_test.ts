@@ -358,14 +358,17 @@ describe("RealtimeClient, recovery", () => {
 
   it("clears the 15 s timer of a start left unanswered on a socket that is then lost", async () => {
     server.behaviour.holdStartAcks = true;
-    clientTimers({ 15_000: 300 });
+    // The reconnect waits longer than the shortened timer: a timer left running would end the
+    // subscription before its start goes out again (which would clear it).
+    const timers = clientTimers((ms) => ms == 15_000 ? 300 : ms < 5_000 && ms != 1_000 ? 800 : ms);
     const events = realtimeOf().subscribe("subscription { onPost { id } }");
     const next = events.next();
     await server.until(() => startsOn(0).length === 1, "the first start");
     server.behaviour.holdStartAcks = false;
     server.dropAll();
     await server.until(() => server.connections[1]?.live.size === 1, "the start on the next socket");
-    await pause(500); // past the first start's timer, had it been left running
+    assert.ok(timers.asked.some((ms) => ms < 5_000 && ms != 1_000), "the reconnect waited (800 ms here)");
+    await pause(500); // past the restart's timer too, had the ack not cleared it
     server.publish({ data: { n: 1 } });
     assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
   });
