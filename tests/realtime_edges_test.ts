@@ -94,7 +94,7 @@ describe("RealtimeClient, edges", () => {
     server.dropAll();
     await within(reached("reconnecting"), "the loss");
     await events.return();
-    assert.deepEqual(await pending, { value: undefined, done: true });
+    assert.deepEqual(await within(pending, "the end of the waiting read"), { value: undefined, done: true });
     await within(reached("closed"), "the close with no socket");
     assert.equal(realtime.state, "closed");
     assert.deepEqual(states, ["connecting", "connected", "reconnecting", "closed"]);
@@ -184,7 +184,9 @@ describe("RealtimeClient, edges", () => {
       urls.length = 0;
       const client = new ServiceClient({ url: graphql!, auth: { type: "apiKey", apiKey: API_KEY } });
       const realtime = new RealtimeClient(client, { webSocket });
-      await assert.rejects(realtime.subscribe("subscription { a }").next(), { code: "INVALID_ARGUMENT" });
+      await assert.rejects(within(realtime.subscribe("subscription { a }").next(), "the refusal"), {
+        code: "INVALID_ARGUMENT",
+      });
       assert.deepEqual(urls, [expected], graphql);
     }
   });

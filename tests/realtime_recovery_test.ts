@@ -43,7 +43,7 @@ describe("RealtimeClient, recovery", () => {
     });
     const [a, b] = [realtime.subscribe("subscription { a }"), realtime.subscribe("subscription { b }")];
     for (const events of [a, b]) {
-      await assert.rejects(events.next(), (error: unknown) => {
+      await assert.rejects(within(events.next(), "the final error"), (error: unknown) => {
         assert.ok(error instanceof ServiceGraphQLError);
         assert.equal(error.errors[0]!.errorType, "UnauthorizedException");
         const shown = [error.message, error.stack, JSON.stringify(error), String(error.cause)].join(" ");
@@ -68,7 +68,7 @@ describe("RealtimeClient, recovery", () => {
     const next = events.next();
     await server.until(() => server.connections[1]?.live.size === 1, "the start on a second socket");
     server.publish({ data: { n: 1 } });
-    assert.deepEqual((await next).value, { n: 1 });
+    assert.deepEqual((await within(next, "the event")).value, { n: 1 });
   });
 
   it("reconnects with fresh auth when keep-alives stop, and starts every subscription again", async () => {
@@ -92,7 +92,10 @@ describe("RealtimeClient, recovery", () => {
     ];
     assert.equal(new Set([...secondTokens, server.connections[0]!.header!.authorization]).size, 4);
     server.publish({ data: { n: 2 } });
-    assert.deepEqual([(await nextA).value, (await nextB).value], [{ n: 2 }, { n: 2 }]);
+    assert.deepEqual(
+      [(await within(nextA, "a's event")).value, (await within(nextB, "b's event")).value],
+      [{ n: 2 }, { n: 2 }],
+    );
     assert.deepEqual(states.slice(0, 4), ["connecting", "connected", "reconnecting", "connected"]);
   });
 
@@ -131,7 +134,7 @@ describe("RealtimeClient, recovery", () => {
     await server.until(() => server.connections[1]?.live.size === 1, "the start again");
     const pending = events.next();
     realtime.close();
-    assert.deepEqual(await pending, { value: undefined, done: true });
+    assert.deepEqual(await within(pending, "the end at close()"), { value: undefined, done: true });
     assert.equal(realtime.state, "closed");
     await server.until(() => server.connections[1]!.closed, "the close");
   });
@@ -170,7 +173,7 @@ describe("RealtimeClient, recovery", () => {
         );
         assert.ok(counter.calls > failing[0], "the failing getter was called");
         server.publish({ data: { n: 1 } });
-        assert.deepEqual((await next).value, { n: 1 });
+        assert.deepEqual((await within(next, "the event")).value, { n: 1 });
         assert.equal(states.includes("closed"), false);
       });
     }

@@ -55,7 +55,7 @@ describe("RealtimeClient", () => {
     assert.equal(start.payload.extensions.authorization.host, new URL(server.url).host);
 
     server.publish({ data: { onPost: { id: "1" } } });
-    assert.deepEqual(await first, { value: { onPost: { id: "1" } }, done: false });
+    assert.deepEqual(await within(first, "the first event"), { value: { onPost: { id: "1" } }, done: false });
     server.publish({ data: { onPost: { id: "2" } } });
     for await (const data of events) {
       assert.deepEqual(data, { onPost: { id: "2" } });
@@ -65,7 +65,7 @@ describe("RealtimeClient", () => {
     const stop = connection.received.find((m) => m.type === "stop")!;
     assert.equal(stop.id, start.id);
     assert.equal(connection.live.size, 0);
-    assert.deepEqual(await events.next(), { value: undefined, done: true });
+    assert.deepEqual(await within(events.next(), "the end"), { value: undefined, done: true });
   });
 
   it("closes the idle socket about a second after the last subscription ends", async () => {
@@ -76,7 +76,7 @@ describe("RealtimeClient", () => {
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
     assert.equal(realtime.state, "connected");
     await events.return();
-    assert.deepEqual(await pending, { value: undefined, done: true });
+    assert.deepEqual(await within(pending, "the end of the waiting read"), { value: undefined, done: true });
     const ended = Date.now();
     await server.until(() => server.connections[0]!.closed, "the close");
     assert.ok(Date.now() - ended >= 900, "closed before the idle delay");
@@ -126,7 +126,9 @@ describe("RealtimeClient", () => {
       } as unknown as WebSocketConstructor;
       const client = new ServiceClient({ url: graphql!, auth: { type: "apiKey", apiKey: API_KEY } });
       const realtime = new RealtimeClient(client, { webSocket });
-      await assert.rejects(realtime.subscribe("subscription { a }").next(), { code: "INVALID_ARGUMENT" });
+      await assert.rejects(within(realtime.subscribe("subscription { a }").next(), "the refusal"), {
+        code: "INVALID_ARGUMENT",
+      });
       assert.deepEqual(urls, [expected], graphql);
     }
   });
@@ -242,8 +244,8 @@ describe("RealtimeClient", () => {
     assert.notEqual(startA!.id, startB!.id);
     assert.deepEqual(JSON.parse(startA!.payload.data).variables, { x: 1 });
     server.publish({ data: { n: 7 } });
-    assert.deepEqual((await nextA).value, { n: 7 });
-    assert.deepEqual((await nextB).value, { n: 7 });
+    assert.deepEqual((await within(nextA, "a's event")).value, { n: 7 });
+    assert.deepEqual((await within(nextB, "b's event")).value, { n: 7 });
     await a.return();
     await server.until(() => server.connections[0]!.live.size === 1, "a's stop");
     assert.ok(server.connections[0]!.live.has(startB!.id));
@@ -256,7 +258,7 @@ describe("RealtimeClient", () => {
     const pending = events.next();
     await server.until(() => startsOn(0).length === 1, "the start");
     await events.return();
-    assert.deepEqual(await pending, { value: undefined, done: true });
+    assert.deepEqual(await within(pending, "the end of the waiting read"), { value: undefined, done: true });
     // Another start, sent after return(): once it arrives, any stop sent at return() would have too.
     realtime.subscribe("subscription { other }").next();
     await server.until(() => startsOn(0).length === 2, "the other start");
@@ -309,14 +311,14 @@ describe("RealtimeClient", () => {
     const refused = realtime.subscribe("subscription { secret }");
     const fine = realtime.subscribe("subscription { onPost { id } }");
     const next = fine.next();
-    await assert.rejects(refused.next(), (error: unknown) => {
+    await assert.rejects(within(refused.next(), "the refusal"), (error: unknown) => {
       assert.ok(error instanceof ServiceGraphQLError);
       assert.equal(error.errors[0]!.errorType, "UnauthorizedException");
       return true;
     });
     await server.until(() => server.connections[0]?.live.size === 1, "the other start");
     server.publish({ data: { ok: true } });
-    assert.deepEqual((await next).value, { ok: true });
+    assert.deepEqual((await within(next, "the other's event")).value, { ok: true });
     assert.equal(server.connections.length, 1);
   });
 
@@ -326,7 +328,7 @@ describe("RealtimeClient", () => {
     const results = all.map((events) => events.next().then((value) => ({ value }), (error) => ({ error })));
     await server.until(() => startsOn(0).length === 101, "101 starts");
     server.publish({ data: { n: 1 } });
-    const settled = await Promise.all(results);
+    const settled = await within(Promise.all(results), "101 events or errors");
     const failed = settled.filter((result) => "error" in result);
     assert.equal(failed.length, 1);
     const { error } = failed[0] as { error: ServiceGraphQLError };
@@ -357,7 +359,7 @@ describe("RealtimeClient", () => {
         return true;
       });
       await server.until(() => server.connections[0]!.live.size === 0, "the stop");
-      assert.deepEqual(await events.next(), { value: undefined, done: true });
+      assert.deepEqual(await within(events.next(), "the end"), { value: undefined, done: true });
       assert.equal(realtime.state, "connected");
     });
   }
@@ -379,7 +381,7 @@ describe("RealtimeClient", () => {
     const [start] = [...server.connections[0]!.live.values()];
     server.publish({ data: null, errors: quoting(start!.payload.data) });
     for (const pending of [refused, next]) {
-      await assert.rejects(pending, (error: unknown) => {
+      await assert.rejects(within(pending, "the error"), (error: unknown) => {
         assert.ok(error instanceof ServiceGraphQLError);
         assert.ok(error.errors[0]!.message.includes(SECRET), "the service's own words keep it");
         assert.equal(error.message, "ValidationError: Variable 'author' has an invalid value: …");
@@ -441,7 +443,7 @@ describe("RealtimeClient", () => {
     const next = events.next();
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
     controller.abort(new Error("left the page"));
-    await assert.rejects(next, { code: "ABORTED", reason: "abort" });
+    await assert.rejects(within(next, "the abort"), { code: "ABORTED", reason: "abort" });
     await server.until(() => server.connections[0]!.live.size === 0, "the stop");
   });
 
@@ -516,14 +518,16 @@ describe("RealtimeClient", () => {
     // No callback given as `false` (`{ onStateChange: debug && log }`), as with null or undefined.
     new RealtimeClient(client, { webSocket: RuntimeWebSocket, onStateChange: false }).close();
     const realtime = realtimeOf();
-    await assert.rejects(realtime.subscribe("subscription { a }", undefined, { sginal: 1 } as never).next(), {
+    await assert.rejects(
+      within(realtime.subscribe("subscription { a }", undefined, { sginal: 1 } as never).next(), "a refusal"),
+      { code: "INVALID_ARGUMENT", message: /`sginal`/ },
+    );
+    await assert.rejects(within(realtime.subscribe("subscription { a }", [1] as never).next(), "a refusal"), {
       code: "INVALID_ARGUMENT",
-      message: /`sginal`/,
     });
-    await assert.rejects(realtime.subscribe("subscription { a }", [1] as never).next(), {
+    await assert.rejects(within(realtime.subscribe("  ").next(), "the document's refusal"), {
       code: "INVALID_ARGUMENT",
     });
-    await assert.rejects(realtime.subscribe("  ").next(), { code: "INVALID_ARGUMENT" });
     assert.equal(server.connections.length, 0);
   });
 
@@ -537,9 +541,9 @@ describe("RealtimeClient", () => {
       connection.sendText(text);
     }
     server.publish({ data: { n: 1 } });
-    assert.deepEqual((await first).value, { n: 1 });
+    assert.deepEqual((await within(first, "the event")).value, { n: 1 });
     connection.send({ type: "data", id: startsOn(0)[0]!.id, payload: null });
-    await assert.rejects(events.next(), (error: unknown) => {
+    await assert.rejects(within(events.next(), "the malformed event's error"), (error: unknown) => {
       assert.ok(error instanceof ServiceGraphQLError);
       assert.deepEqual(error.errors, [{ message: MALFORMED }]);
       return true;
@@ -562,8 +566,8 @@ describe("RealtimeClient", () => {
     });
     const refused = realtimeOf();
     const [a, b] = [refused.subscribe("subscription { a }"), refused.subscribe("subscription { b }")];
-    await assert.rejects(a.next(), typed("UnauthorizedException"));
-    await assert.rejects(b.next(), typed("UnauthorizedException"));
+    await assert.rejects(within(a.next(), "a's refusal"), typed("UnauthorizedException"));
+    await assert.rejects(within(b.next(), "b's refusal"), typed("UnauthorizedException"));
     assert.equal(server.connections.length, 1);
     assert.equal(refused.state, "closed");
 
@@ -576,10 +580,10 @@ describe("RealtimeClient", () => {
     const secret = realtime.subscribe("subscription { secret }");
     const fine = realtime.subscribe("subscription { onPost { id } }");
     const next = fine.next();
-    await assert.rejects(secret.next(), typed("UnauthorizedException"));
+    await assert.rejects(within(secret.next(), "the refused start"), typed("UnauthorizedException"));
     await server.until(() => server.connections[1]?.live.size === 1, "the other start");
     server.publish({ data: null, errors: [{ errorType: "ResolverError", errorInfo: null }] });
-    await assert.rejects(next, typed("ResolverError"));
+    await assert.rejects(within(next, "the event's error"), typed("ResolverError"));
   });
 
   it("ends the subscriptions with INVALID_ARGUMENT when the WebSocket constructor throws, once", async () => {
@@ -653,7 +657,7 @@ describe("RealtimeClient", () => {
     const realtime = realtimeOf();
     for (const signal of [{}, { addEventListener() {} }, 42]) {
       const events = realtime.subscribe("subscription { a }", undefined, { signal } as never);
-      await assert.rejects(events.next(), {
+      await assert.rejects(within(events.next(), "the signal's refusal"), {
         code: "INVALID_ARGUMENT",
         message: /signal: expected an AbortSignal/,
       });
@@ -692,7 +696,7 @@ describe("RealtimeClient", () => {
     await server.until(() => server.connections[0]?.live.size === 12, "twelve starts");
     assert.equal(listeners(), 1);
     controller.abort();
-    for (const error of await Promise.all(results)) {
+    for (const error of await within(Promise.all(results), "twelve ends")) {
       assert.ok(error instanceof ServiceAbortError, String(error));
     }
     assert.equal(listeners(), 0);
@@ -751,13 +755,13 @@ describe("RealtimeClient", () => {
       const events = realtime.subscribe("subscription { a }");
       const pending = waiting ? events.next() : undefined;
       controller.abort();
-      assert.deepEqual(await events.return(), { value: undefined, done: true });
+      assert.deepEqual(await within(events.return(), "the return"), { value: undefined, done: true });
       await assert.rejects(
         within(pending ?? events.next(), "the error"),
         { code: "ABORTED" },
         `waiting: ${waiting}`,
       );
-      assert.deepEqual(await events.next(), { value: undefined, done: true });
+      assert.deepEqual(await within(events.next(), "the end"), { value: undefined, done: true });
     }
   });
 
