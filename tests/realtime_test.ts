@@ -466,9 +466,9 @@ describe("RealtimeClient", () => {
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
     server.publish({ data: { n: 1 } });
     server.publish({ data: { n: 2 } });
-    await both;
+    await within(both, "the two events");
     assert.deepEqual(received, [{ n: 1 }, { n: 2 }]);
-    assert.ok(await refused instanceof ServiceGraphQLError);
+    assert.ok(await within(refused, "the refusal") instanceof ServiceGraphQLError);
     stop();
     await server.until(() => server.connections[0]!.live.size === 0, "the stop");
     assert.deepEqual(errors, []);
@@ -484,7 +484,7 @@ describe("RealtimeClient", () => {
     );
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
     server.publish({ data: { n: 1 } });
-    assert.equal(await caught, thrown);
+    assert.equal(await within(caught, "the error"), thrown);
     await server.until(() => server.connections[0]!.live.size === 0, "the stop");
   });
 
