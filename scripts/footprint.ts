@@ -5,7 +5,7 @@
  * HTTP proxy that counts every byte received from the network (npm metadata and tarballs alike,
  * TLS included). Deno's own binary is not counted: it is the one running this script.
  *
- * Usage: `deno run -A scripts/footprint.ts [--limit-mb 60] [--rev REV] [--keep] demo test`
+ * Usage: `deno run -A scripts/footprint.ts [--limit-mb 25] [--rev REV] [--keep] demo test`
  *
  * `--rev REV` takes the files of a commit (`git archive`) instead of the working tree's.
  *

@@ -2,7 +2,10 @@
  * Every TypeScript block of README.md and of each docs/*.md runs here (fenced `ts`; `ts ignore` marks
  * a block that cannot run, such as one that needs a real AWS account). The example URLs are rewritten
  * to a local server, and `@seed/service-client` (and its `/sigv4` and `/realtime` entries) point at
- * the source. A block that makes requests must reach the local endpoint. A subscription block (one
+ * the source. A block that makes requests must reach the local endpoint. What a block prints is
+ * checked too: a `console.log(…)` or `console.error(…)` line whose comment is a JSON value must have
+ * printed that value first, and a block may print through `console.error` only on such a line (so an
+ * example that catches its own failure still fails here). A subscription block (one
  * that imports `/realtime`) talks to the local real-time server instead, which sends its live
  * subscriptions one `onPost` event (`{ id: "1", title: "Hello" }`) once they have started; the block
  * must have started one. `deno task check` type-checks the same blocks (`deno check --doc-only`), and
@@ -16,6 +19,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import util from "node:util";
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { type RealtimeServer, startRealtimeServer } from "./_realtime_server.ts";
 
@@ -64,6 +68,37 @@ async function within<T>(promise: Promise<T>, what: string): Promise<T> {
     return await Promise.race([promise, late]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** A line that prints, with the JSON value its comment says it prints: `console.log(x); // true`. */
+const PRINTS = /\bconsole\.(log|error)\(.*\);?\s*\/\/ (.+)$/gm;
+
+/** The values a block's comments say it prints, by method, where a comment is a JSON value. */
+function printed(code: string): { method: string; value: unknown }[] {
+  return [...code.matchAll(PRINTS)].flatMap(([, method, comment]) => {
+    try {
+      return [{ method: method!, value: JSON.parse(comment!) }];
+    } catch {
+      return []; // a comment in words: "public fields", "\"timeout\" or \"abort\""
+    }
+  });
+}
+
+/** Runs `run` with `console.log` and `console.error` recorded (and still printed). */
+async function recording<T>(run: () => Promise<T>): Promise<{ calls: [string, unknown[]][]; result: T }> {
+  const calls: [string, unknown[]][] = [];
+  const saved = { log: console.log, error: console.error };
+  for (const method of ["log", "error"] as const) {
+    console[method] = (...args: unknown[]) => {
+      calls.push([method, args]);
+      saved[method](...args);
+    };
+  }
+  try {
+    return { calls, result: await run() };
+  } finally {
+    Object.assign(console, saved);
   }
 }
 
@@ -125,34 +160,52 @@ describe(
         writeFileSync(file, `${code}\nexport {};\n`);
         const requests = endpoint.requests.length;
         const sockets = realtime.connections.length;
-        const run = import(`file://${file}`);
-        if (subscribes) {
-          const started = () => realtime.connections.slice(sockets).some((socket) => socket.live.size > 0);
-          // A block that fails before it subscribes must fail the test with its own error.
-          await Promise.race([run, realtime.until(started, "the block starts a subscription")]);
-          assert.ok(started(), "the block started a subscription");
-          realtime.publish(EVENT);
-          try {
-            await within(run, "the block, after its event,");
-          } catch (error) {
-            // End what the block left open: its socket is dropped, and the reconnect refused as final.
-            realtime.behaviour.refuseConnect = () => ({
-              errors: [{ errorType: "UnauthorizedException", message: "The test is over" }],
-            });
-            realtime.dropAll();
-            await run.catch(() => {});
-            delete realtime.behaviour.refuseConnect;
-            throw error;
+        const { calls } = await recording(async () => {
+          const run = import(`file://${file}`);
+          if (subscribes) {
+            const started = () => realtime.connections.slice(sockets).some((socket) => socket.live.size > 0);
+            // A block that fails before it subscribes must fail the test with its own error.
+            await Promise.race([run, realtime.until(started, "the block starts a subscription")]);
+            assert.ok(started(), "the block started a subscription");
+            realtime.publish(EVENT);
+            try {
+              await within(run, "the block, after its event,");
+            } catch (error) {
+              // End what the block left open: its socket is dropped, and the reconnect refused as final.
+              realtime.behaviour.refuseConnect = () => ({
+                errors: [{ errorType: "UnauthorizedException", message: "The test is over" }],
+              });
+              realtime.dropAll();
+              await run.catch(() => {});
+              delete realtime.behaviour.refuseConnect;
+              throw error;
+            }
+            await realtime.until(
+              () => realtime.connections.slice(sockets).every((socket) => socket.closed),
+              "the block's socket closes",
+            );
+          } else {
+            await within(run, "the block");
           }
-          await realtime.until(
-            () => realtime.connections.slice(sockets).every((socket) => socket.closed),
-            "the block's socket closes",
-          );
-        } else {
-          await within(run, "the block");
-        }
-        if (/\.(request|requestRaw|query|mutate|introspect)\(/.test(block.code)) {
+        });
+        // `.request(`, and `.request<{ hello: string }>(` with type arguments.
+        if (/\.(request|requestRaw|query|mutate|introspect)\s*[<(]/.test(block.code)) {
           assert.ok(endpoint.requests.length > requests, "the block's requests reached the endpoint");
+        }
+        const expected = printed(block.code);
+        for (const { method, value } of expected) {
+          assert.ok(
+            calls.some(([called, args]) => called === method && util.isDeepStrictEqual(args[0], value)),
+            `expected console.${method} to print ${
+              JSON.stringify(value)
+            }, as the block's comment says; it printed ${
+              util.inspect(calls.map(([called, args]) => `${called}: ${util.inspect(args)}`))
+            }`,
+          );
+        }
+        if (!expected.some(({ method }) => method === "error")) {
+          const errors = calls.filter(([method]) => method === "error");
+          assert.deepEqual(errors, [], "the block printed no error");
         }
       });
     });
