@@ -289,17 +289,52 @@ describe("RealtimeClient", () => {
     ]);
   });
 
-  it("never sends the start of a subscription ended before its socket was ready", async () => {
-    const realtime = realtimeOf();
+  it("never sends the start of a subscription ended while its socket was still connecting", async () => {
+    // The socket's token comes after 200 ms: both subscriptions wait for the socket meanwhile.
+    let calls = 0;
+    const realtime = realtimeOf({
+      type: "userpool",
+      jwtToken: () => ++calls == 1 ? pause(200).then(() => "jwt-1") : `jwt-${calls}`,
+    });
     const early = realtime.subscribe("subscription { early }");
-    await early.return();
+    const ended = early.next();
     const later = realtime.subscribe("subscription { later }");
     later.next();
-    await server.until(() => server.connections.at(-1)?.live.size === 1, "the later start");
+    await pause(50);
+    assert.equal(realtime.state, "connecting");
+    assert.equal(server.connections.length, 0, "no socket yet");
+    await early.return();
+    assert.deepEqual(await within(ended, "the ended one's read"), { value: undefined, done: true });
+    await server.until(() => server.connections[0]?.live.size === 1, "the later start");
+    await pause(100); // time for a start that should not come
     const starts = server.connections.flatMap((connection) =>
       connection.received.filter((m) => m.type === "start")
     );
     assert.deepEqual(starts.map((start) => JSON.parse(start.payload.data).query), ["subscription { later }"]);
+  });
+
+  it("drops the events not read when the caller ends the subscription", async () => {
+    const realtime = realtimeOf();
+    const unread = realtime.subscribe("subscription { onPost { id } }");
+    const first = unread.next();
+    const reader = realtime.subscribe("subscription { onPost { id } }");
+    await server.until(() => server.connections[0]?.live.size === 2, "both starts");
+    for (const n of [1, 2, 3]) server.publish({ data: { n } });
+    // Once the other subscription reads a later event, the first one has received 1 to 3 on the same
+    // socket: the server wrote them before it.
+    for (const n of [1, 2, 3]) {
+      assert.deepEqual(await within(reader.next(), `event ${n}`), { value: { n }, done: false });
+    }
+    server.publish({ data: { n: 4 } });
+    assert.deepEqual(await within(reader.next(), "event 4"), { value: { n: 4 }, done: false });
+    assert.deepEqual(await within(first, "the first event"), { value: { n: 1 }, done: false });
+    await unread.return();
+    assert.deepEqual(
+      await within(unread.next(), "the end"),
+      { value: undefined, done: true },
+      "events 2 to 4 dropped",
+    );
+    await reader.return();
   });
 
   it("throws a GraphQL error for a refused start, and the other subscriptions go on", async () => {

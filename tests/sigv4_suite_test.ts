@@ -268,6 +268,10 @@ describe("AWS SigV4 test suite", () => {
       }
 
       for (const [label, primitives, skip] of variants) {
+        // Not the pair signRequest itself signs with here: that would compare a signature with itself.
+        if (primitives.hmacKey === webPrimitives.hmacKey && primitives.digest === webPrimitives.digest) {
+          continue;
+        }
         it(`signs exactly as signRequest does, on ${label}`, { skip }, async () => {
           const signed = await createSigner(primitives)(request, options);
           assert.deepEqual([...signed], [...await signRequest(request, options)]);

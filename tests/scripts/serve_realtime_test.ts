@@ -267,7 +267,7 @@ describe("the local endpoint's real-time", { skip: isDeno ? false : "Deno only" 
     assert.deepEqual((await soon(event, "the event")).value, { onPost: { id } });
   });
 
-  it("close() closes the sockets: the client reconnects, and the endpoint leaves nothing running", async () => {
+  it("close() closes the sockets, and the client goes on to reconnect (what it leaves running: below)", async () => {
     const states: ConnectionState[] = [];
     const { client, realtime } = clientsOf(undefined, { onStateChange: (state) => states.push(state) });
     const event = realtime.subscribe(ON_POST).next();
