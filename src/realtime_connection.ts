@@ -122,6 +122,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   let idle: ReturnType<typeof setTimeout> | undefined;
   /** Sockets opened since the last keep-alive: the backoff's exponent. */
   let attempt = 0;
+  /** The headers of the last socket's auth: cut out of the service's connection errors. */
+  let sent: object | undefined;
   let ids = 0;
 
   const setState = (next: ConnectionState) => {
@@ -136,7 +138,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     ...await authorize(client, under(path), body, SIGNED_HEADERS),
     host,
   });
-  const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
+  // A socket's `send` throws only while it connects (the standard one's and `ws`'s; once closing or
+  // closed it drops the message), and nothing is sent before its open: `connection_init` goes from
+  // `onopen`, starts and stops after the ack, and a lost socket is forgotten at once.
+  const send = (message: object) => socket?.ws?.send(JSON.stringify(message));
   /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
   const rearm = () => {
     clearTimeout(timer);
@@ -182,7 +187,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     const final = errors.some((error) =>
       FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!)
     );
-    (final ? end : lost)(new ServiceGraphQLError(errors));
+    // Its words may quote the key or token the socket connected with: cut out, as for a request.
+    (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
   };
   const end = (error?: unknown) => {
     for (const subscription of subscriptions.values()) subscription.end(error, true);
@@ -267,7 +273,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     rearm();
     let header;
     try {
-      header = btoa(JSON.stringify(await headers("/connect", "{}")));
+      header = btoa(JSON.stringify(sent = await headers("/connect", "{}")));
     } catch (error) {
       // A getter failing for the first socket is the caller's to mend; for a later one, it most likely
       // fails for the reason the socket before it was lost (the network), and is tried again.

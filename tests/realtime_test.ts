@@ -19,6 +19,7 @@ import { type ConnectionState, RealtimeClient, type WebSocketConstructor } from 
 import type { AuthOptions } from "../src/auth.ts";
 import {
   API_KEY,
+  clientTimers,
   MALFORMED,
   pause,
   realtimeOf,
@@ -439,6 +440,30 @@ describe("RealtimeClient", () => {
       assert.equal(error.message, "UnauthorizedException: Key …");
       return true;
     });
+  });
+
+  it("cuts the key or token the socket connected with out of a connection error's message, final or not", async () => {
+    // Final: the refusal ends the subscription at once. Not final (a 500): after the fifth socket.
+    clientTimers((ms) => ms < 5_000 && ms != 1_000 ? 5 : ms);
+    for (const errorCode of [401, 500]) {
+      server.behaviour.refuseConnect = (connection) => ({
+        errors: [{
+          errorCode,
+          message: `Key ${connection.header?.["x-api-key"]} at ${connection.header?.host}`,
+        }],
+      });
+      const next = realtimeOf().subscribe("subscription { onPost { id } }").next();
+      await assert.rejects(within(next, `the refusal ${errorCode}`), (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError, String(error));
+        assert.match(
+          error.errors[0]!.message,
+          new RegExp(`^Key ${API_KEY} at `),
+          "the service's own words keep it",
+        );
+        assert.equal(error.message, "Key … at …");
+        return true;
+      });
+    }
   });
 
   it("cuts each start's own token out of its error, when every start reads a fresh one", async () => {
