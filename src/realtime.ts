@@ -338,7 +338,7 @@ export class RealtimeClient {
     document: Document<TData, TVariables>,
     ...args: SubscribeArgs<TVariables>
   ): Subscription<TData> {
-    return linkOf(this).subscribe(document, args) as Subscription<TData>;
+    return stateOf(links, this).subscribe(document, args) as Subscription<TData>;
   }
 
   /**
@@ -378,7 +378,7 @@ export class RealtimeClient {
   ): () => void {
     expectFunction(onData, "onData");
     expectFunction(onError, "onError");
-    const events = linkOf(this).subscribe(document, [variables]) as Subscription<TData>;
+    const events = stateOf(links, this).subscribe(document, [variables]) as Subscription<TData>;
     (async () => {
       for await (const data of events) onData(data);
     })().catch(onError);
@@ -398,7 +398,7 @@ export class RealtimeClient {
    * ```
    */
   get state(): ConnectionState {
-    return linkOf(this).state();
+    return stateOf(links, this).state();
   }
 
   /**
@@ -416,12 +416,12 @@ export class RealtimeClient {
    * ```
    */
   close(): void {
-    linkOf(this).close();
+    stateOf(links, this).close();
   }
 }
 
+/**
+ * The connection of each client, kept out of the instance as the ServiceClient's state is: a method
+ * called without its client throws (`stateOf`).
+ */
 const links = new WeakMap<RealtimeClient, Connection>();
-
-function linkOf(realtime: RealtimeClient): Connection {
-  return stateOf(links, realtime);
-}

@@ -24,7 +24,7 @@ import type {
   WebSocketConstructor,
   WebSocketLike,
 } from "./realtime.ts";
-import { expectFunction, expectOptions, invalid, invalidValue, isObject, MAX_TIMER_MS } from "./validate.ts";
+import { expectFunction, expectOptions, fail, invalid, isObject, MAX_TIMER_MS } from "./validate.ts";
 
 /** One subscription, as the connection knows it. */
 interface Subscription {
@@ -54,8 +54,6 @@ interface Subscription {
 interface Socket {
   /** The socket; `terminate` is `ws`'s (Node 18 and 20), which ends it without the close handshake. */
   ws?: WebSocketLike & { terminate?(): void; onclose?: unknown };
-  /** How long it may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
-  timeoutMs: number;
 }
 
 /** A message's payload, as the peer sent it: anything, read with `?.` only. */
@@ -74,12 +72,6 @@ const ACK_TIMEOUT_MS = 15_000;
 const MALFORMED = "Malformed message";
 /** The error codes and types after which reconnecting cannot help. */
 const FINAL = /^(40[013]|BadRequestException|UnauthorizedException)$/;
-/** The headers an iam `/connect` and `start` are signed with; sent for every mode. */
-const SIGNED_HEADERS = {
-  accept: "application/json, text/javascript",
-  "content-encoding": "amz-1.0",
-  "content-type": "application/json; charset=UTF-8",
-};
 
 /** What a `RealtimeClient` calls: its state, `close()` and `subscribe()`. */
 export interface Connection {
@@ -95,31 +87,31 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** The GraphQL URL with `path` appended to its path (before its query, if it has one). */
   const under = (path: string) => graphql.replace(/[?#]|$/, path + "$&");
   const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
-  const webSocket = (options.webSocket ?? globalThis.WebSocket) as WebSocketConstructor;
+  const webSocket = expectFunction(
+    options.webSocket ?? globalThis.WebSocket,
+    "webSocket",
+  ) as WebSocketConstructor;
   const url: string = (options as RealtimeOptions).url ??
     (/^https:\/\/\w+\.appsync-api\./i.test(graphql)
       ? graphql.replace("appsync-api", "appsync-realtime-api")
       : under("/realtime")).replace(/^http/i, "ws");
-  expectFunction(webSocket, "webSocket");
-  if (authIn != "protocol" && authIn != "query") {
-    throw invalidValue("authIn", '"protocol" or "query"', authIn);
-  }
+  if (authIn != "protocol" && authIn != "query") fail("authIn", '"protocol" or "query"', authIn);
   // As the WebSocket constructor checks it (a fragment, a bad port): it throws for what no retry mends.
-  let valid;
+  // Another scheme, or a fragment, is refused as an unparsable URL is (`new URL("")` throws).
   try {
-    valid = /^wss?:\/\/[^#]*$/i.test(url) && new URL(url);
+    new URL(/^wss?:\/\/[^#]*$/i.test(url) ? url : "");
   } catch {
-    // refused below
+    fail("url", "a ws: or wss: URL without a fragment", url);
   }
-  if (!valid) throw invalidValue("url", "a ws: or wss: URL without a fragment", url);
   if (onStateChange) expectFunction(onStateChange, "onStateChange");
-  const host = new URL(graphql).host;
   const subscriptions = new Map<string, Subscription>();
   let socket: Socket | undefined;
   let state: ConnectionState = "closed";
   /** The watchdog of the socket (from its auth to its ack, then between messages), or the backoff. */
   let timer: ReturnType<typeof setTimeout> | undefined;
   let idle: ReturnType<typeof setTimeout> | undefined;
+  /** How long the socket may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
+  let timeoutMs = ACK_TIMEOUT_MS;
   /** Sockets opened since the last keep-alive: the backoff's exponent. */
   let attempt = 0;
   /** The headers of the last socket's auth: cut out of the service's connection errors. */
@@ -135,8 +127,13 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   };
   /** The `host` and auth headers of a POST of `body` to `path` under the GraphQL URL. */
   const headers = async (path: string, body: string) => ({
-    ...await authorize(client, under(path), body, SIGNED_HEADERS),
-    host,
+    // The headers an iam `/connect` and `start` are signed with; sent for every mode.
+    ...await authorize(client, under(path), body, {
+      accept: "application/json, text/javascript",
+      "content-encoding": "amz-1.0",
+      "content-type": "application/json; charset=UTF-8",
+    }),
+    host: new URL(graphql).host,
   });
   // A socket's `send` throws only while it connects (the standard one's and `ws`'s; once closing or
   // closed it drops the message), and nothing is sent before its open: `connection_init` goes from
@@ -145,7 +142,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
   const rearm = () => {
     clearTimeout(timer);
-    timer = setTimeout(lost, socket!.timeoutMs);
+    timer = setTimeout(lost, timeoutMs);
   };
   const drop = () => {
     clearTimeout(timer);
@@ -174,7 +171,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     if (!subscriptions.size) return setState("closed");
     if (state != "connecting") setState("reconnecting");
     else if (attempt > 3) return end(error ?? new ServiceNetworkError());
-    for (const subscription of subscriptions.values()) {
+    for (const [, subscription] of subscriptions) {
       subscription.acked = false;
       clearTimeout(subscription.wait);
     }
@@ -191,7 +188,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
   };
   const end = (error?: unknown) => {
-    for (const subscription of subscriptions.values()) subscription.end(error, true);
+    for (const [, subscription] of subscriptions) subscription.end(error, true);
     clearTimeout(idle);
     drop();
     setState("closed");
@@ -232,7 +229,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       else if (live()) lost();
     }
   };
-  const receive = (current: Socket, text: unknown) => {
+  const receive = (text: unknown) => {
     let id, type, payload: Payload;
     try {
       // Not JSON, or null: ignored (any other value has no type, and does nothing but show life).
@@ -246,7 +243,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       // The service's timeout, from a minute (as the official subscription link takes it: a timeout
       // of 1 would close each socket as it opens) to what a timer can hold; 5 minutes when it is not a
       // number (the simulator's, which it spells `connectionTimeout`, is 5 minutes).
-      current.timeoutMs = Math.max(60_000, Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs as number)) ||
+      timeoutMs = Math.max(60_000, Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs as number)) ||
         300_000;
       rearm();
       setState("connected");
@@ -264,7 +261,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   };
   const open = async () => {
     if (!subscriptions.size) return setState("closed");
-    const current: Socket = socket = { timeoutMs: ACK_TIMEOUT_MS };
+    const current: Socket = socket = {};
+    timeoutMs = ACK_TIMEOUT_MS;
     if (state == "closed") {
       attempt = 0;
       setState("connecting");
@@ -285,17 +283,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     if (!subscriptions.size) return lost();
     let ws: Handlers;
     try {
-      ws = current.ws = (authIn == "query"
-        ? new webSocket(
-          `${url}${/\?/.test(url) ? "&" : "?"}header=${encodeURIComponent(header)}&payload=e30=`,
-          [
-            "graphql-ws",
-          ],
-        )
-        : new webSocket(url, [
-          "graphql-ws",
-          "header-" + header.replace(/=/g, "").replace(/\+/g, "-").replace(/\//g, "_"),
-        ])) as WebSocketLike & Handlers;
+      ws = current.ws = new webSocket(
+        authIn == "query"
+          ? `${url}${/\?/.test(url) ? "&" : "?"}header=${encodeURIComponent(header)}&payload=e30=`
+          : url,
+        authIn == "query"
+          ? ["graphql-ws"]
+          : ["graphql-ws", "header-" + header.replace(/=/g, "").replace(/\+/g, "-").replace(/\//g, "_")],
+      ) as WebSocketLike & Handlers;
     } catch (error) {
       // It throws for what no retry mends (a URL or subprotocol it refuses, a page's security policy):
       // a bad argument, as a bad url option is. Its own error stays out (it may quote the URL): only
@@ -303,10 +298,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       return end(invalid("new WebSocket() threw " + (error as Error)?.name));
     }
     // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
-    const gone = () => socket == current && lost();
     ws.onopen = () => socket == current && send({ type: "connection_init" });
-    ws.onmessage = (event) => socket == current && receive(current, event.data);
-    ws.onclose = ws.onerror = gone;
+    ws.onmessage = (event) => socket == current && receive(event.data);
+    ws.onclose = ws.onerror = () => socket == current && lost();
   };
 
   return {
@@ -383,12 +377,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         for (const each of [clientSignal, signal]) {
           if (each && !ended) stops.push(watch(each, subscription.end));
         }
-        Promise.resolve(prepareDocument(document)).then((prepared) => {
-          subscription.data = serialize(prepared, variables);
+        // A bad document throws here, and ends the subscription at once; a node is printed later.
+        const prepared = prepareDocument(document);
+        (async () => {
+          subscription.data = serialize(await prepared, variables);
           if (ended) return;
           if (!socket) open();
           else if (state == "connected") start(id, subscription);
-        }).catch((error) => subscription.end(error, true));
+        })().catch((error) => subscription.end(error, true));
       } catch (error) {
         subscription.end(error, true);
       }
