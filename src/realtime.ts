@@ -17,7 +17,10 @@
  * end the subscriptions instead; a getter that fails for a later one of those sockets counts as a
  * loss. A first `start` left unanswered for 15 s once sent, or whose auth hangs for 15 s, ends its
  * subscription; a restart left unanswered is taken for a socket that died silently (a network drop
- * just after a reconnect), which is opened again; a second such restart in a row ends it. The
+ * just after a reconnect), which is opened again; a second such restart in a row ends it. A
+ * subscription acknowledged and then refused for a final reason (a token that expired while it lived:
+ * `UnauthorizedException`, "Token has expired.") reconnects the socket with fresh auth, once until its
+ * next `start_ack`; refused again before it, it ends. The
  * service's keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is
  * checked: one that is not an object is ignored, and errors without a message still end what they
  * concern with a typed error.
@@ -309,8 +312,9 @@ export class RealtimeClient {
    * @param document A GraphQL string (give the types as `<Data, Variables>`) or a typed document.
    * @param args The variables, then the options.
    * @returns The events' data, in order.
-   * @throws {ServiceGraphQLError} From the iterator: an event with errors or that is not an object, a
-   * refused `start` (such as `MaxSubscriptionsReachedError`), or a final connection error.
+   * @throws {ServiceGraphQLError} From the iterator: an event with errors, without data or that is
+   * not an object, a refused `start` (such as `MaxSubscriptionsReachedError`), or a final connection
+   * error.
    * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription, or with the
    * reason `"timeout"` when its first `start` stays unanswered for 15 s once sent, or its auth hangs
    * for 15 s (or two restarts in a row stay unanswered).

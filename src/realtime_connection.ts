@@ -181,11 +181,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const failed = (payload: Payload) => {
     const errors = errorsOf(payload);
     // A final refusal ends every subscription; any other error is a lost socket, opened again.
-    const final = errors.some((error) =>
-      FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!)
-    );
     // Its words may quote the key or token the socket connected with: cut out, as for a request.
-    (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
+    (isFinal(errors) ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
   };
   const end = (error?: unknown) => {
     for (const [, subscription] of subscriptions) subscription.end(error, true);
@@ -315,14 +312,19 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const stops: ((() => void) | void)[] = [];
       const subscription: Subscription = {
         receive(payload, refused) {
-          // The service's words may quote the variables or the token: cut out of the message, as for a
-          // request.
-          if (refused || !isObject(payload) || [payload.errors ?? []].flat().length) {
+          // An event without data is malformed too: its type promises data.
+          if (refused || !isObject(payload) || payload.data == null || [payload.errors ?? []].flat().length) {
+            const errors = errorsOf(payload);
+            // Acknowledged, then refused for a final reason: most likely its token expired while it
+            // lived (the service says so after a long sleep). The socket is opened again, with fresh
+            // auth, once until its next start_ack, as for a restart left unanswered.
+            if (refused && subscription.trusted && isFinal(errors)) {
+              return subscription.trusted = false, lost();
+            }
+            // The service's words may quote the variables or the token: cut out of the message, as for a
+            // request.
             return subscription.end(
-              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
-                variables,
-                subscription.sent,
-              ]),
+              new ServiceGraphQLError(errors, payload?.data, undefined, [variables, subscription.sent]),
               refused,
             );
           }
@@ -392,6 +394,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     },
   };
 }
+
+/** Whether the errors say that reconnecting cannot help ({@link FINAL}). */
+const isFinal = (errors: (GraphQLFormattedError & { errorCode?: unknown })[]) =>
+  errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!));
 
 /**
  * The errors of a payload: a list, or one object (as `MaxSubscriptionsReachedError` has it). An

@@ -301,6 +301,8 @@ describe("RealtimeClient, recovery", () => {
       const { auth, waiting, settle } = holding(2);
       const next = realtimeOf(auth).subscribe("subscription { a }").next();
       await within(waiting, "the first start's token asked");
+      // The restart stays unacknowledged, so that its refusal ends it (an acknowledged one reconnects).
+      server.behaviour.holdStartAcks = true;
       server.dropAll();
       await server.until(() => startsOn(1).length === 1, "the restart");
       const [restart] = startsOn(1);
@@ -374,6 +376,50 @@ describe("RealtimeClient, recovery", () => {
     await pause(500); // past the restart's timer too, had the ack not cleared it
     server.publish({ data: { n: 1 } });
     assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+  });
+
+  describe("a live subscription refused later (a token that expired while it lived)", () => {
+    const expired = { errors: [{ errorType: "UnauthorizedException", message: "Token has expired." }] };
+
+    it("reconnects with fresh auth, starts it again, and it goes on", async () => {
+      let calls = 0;
+      const states: ConnectionState[] = [];
+      const realtime = realtimeOf({ type: "userpool", jwtToken: () => `jwt-${++calls}` }, {
+        onStateChange: (state: ConnectionState) => states.push(state),
+      });
+      const events = realtime.subscribe("subscription { onPost { id } }");
+      const first = events.next();
+      await server.until(() => server.connections[0]?.live.size === 1, "the start");
+      const [start] = startsOn(0);
+      server.connections[0]!.send({ type: "error", id: start!.id, payload: expired });
+      await server.until(() => server.connections[1]?.live.size === 1, "the start on a new socket");
+      assert.equal(
+        server.connections[0]!.closed || server.connections[0]!.ended,
+        true,
+        "the old socket went",
+      );
+      assert.equal(server.connections[1]!.header!.authorization, "jwt-3", "the new socket's token is fresh");
+      assert.equal(startsOn(1)[0]!.payload.extensions.authorization.authorization, "jwt-4");
+      server.publish({ data: { n: 1 } });
+      assert.deepEqual(await within(first, "the event after it"), { value: { n: 1 }, done: false });
+      assert.deepEqual(states, ["connecting", "connected", "reconnecting", "connected"]);
+      await events.return();
+    });
+
+    it("refused again before its next start_ack, it ends with the service's error: no endless reconnects", async () => {
+      const events = realtimeOf().subscribe("subscription { onPost { id } }");
+      const next = events.next();
+      await server.until(() => server.connections[0]?.live.size === 1, "the start");
+      server.behaviour.refuseStart = () => expired;
+      server.connections[0]!.send({ type: "error", id: startsOn(0)[0]!.id, payload: expired });
+      await assert.rejects(within(next, "the second refusal"), (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError, String(error));
+        assert.equal(error.message, "UnauthorizedException: Token has expired.");
+        return true;
+      });
+      assert.equal(server.connections.length, 2, "one reconnect only");
+      assert.equal(startsOn(1).length, 1);
+    });
   });
 
   describe("token getters that fail or hang", () => {

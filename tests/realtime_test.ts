@@ -611,6 +611,20 @@ describe("RealtimeClient", () => {
     assert.equal(realtime.state, "connected");
   });
 
+  it("ends a subscription with an event whose data is null (and no errors): its type promises data", async () => {
+    const realtime = realtimeOf();
+    const events = realtime.subscribe("subscription { onPost { id } }");
+    const next = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    server.publish({ data: null });
+    await assert.rejects(within(next, "the malformed event's error"), (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError, String(error));
+      assert.deepEqual(error.errors, [{ message: MALFORMED }]);
+      return true;
+    });
+    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
+  });
+
   it("gives errors without a message a typed error: a connection_error's, a start's, an event's", async () => {
     /** Checks a GraphQL error built from an error with `errorType` but no message. */
     const typed = (errorType: string) => (error: unknown) => {
