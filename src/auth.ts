@@ -245,7 +245,7 @@ export function checkAuth(auth: unknown): AuthOptions {
   // A value read through a property getter (its own or a class's `get`), as one given as a function,
   // is read at every attempt only. (`__lookupGetter__` looks along the prototype chain.)
   if (!lookupGetter.call(auth, field) && typeof auth[field] != "function") {
-    const [key, bad] = secretProblem(type as string, auth[field]);
+    const [key, bad] = secretProblem(field, auth[field]);
     if (bad) {
       throw invalidDescribed(
         "auth." + key,
@@ -271,13 +271,12 @@ export function checkRegion(region: unknown): string {
 }
 
 /**
- * What is wrong with the secret of a `type` client, as the field that holds it and the value's
- * description, or `undefined`. Credentials may hold other fields (the AWS SDKs' carry an expiration,
- * say), but not one that looks like a misspelt key (`SessionToken`, as STS names it).
+ * What is wrong with the secret held in `field` (`credentials` for iam), as the field that holds it
+ * and the value's description, or `undefined`. Credentials may hold other fields (the AWS SDKs' carry
+ * an expiration, say), but not one that looks like a misspelt key (`SessionToken`, as STS names it).
  */
-function secretProblem(type: string, value: unknown): [field: string, bad?: string | undefined] {
-  const field = FIELDS[type as keyof typeof FIELDS][0];
-  if (type != "iam") return [field, badText(value)];
+function secretProblem(field: string, value: unknown): [field: string, bad?: string | undefined] {
+  if (field != "credentials") return [field, badText(value)];
   if (!isObject(value)) return [field, describe(value, true)];
   expectOptions(value, "auth.credentials", CREDENTIAL_KEYS, true);
   for (const key of CREDENTIAL_KEYS) {
@@ -306,7 +305,7 @@ export async function readAuth(auth: AuthOptions): Promise<Record<string, string
     throw new ServiceAuthError(field!, "getter threw", cause);
   }
   try {
-    problem = secretProblem(auth.type, value);
+    problem = secretProblem(field!, value);
   } catch (cause) {
     // A misspelt key (`SessionToken`), or a field whose own getter threw.
     throw new ServiceAuthError(

@@ -216,11 +216,8 @@ export class ServiceClient {
    */
   introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
     // The query is a module of its own, loaded the first time: the call's timeout and signal cover that.
-    return sendFrom(this, undefined, [undefined, options], true, () =>
-      import("./introspection.ts").then(
-        ({ INTROSPECTION_QUERY }) => ({ query: INTROSPECTION_QUERY }),
-        chunkLoadFailed,
-      )) as Promise<IntrospectionQuery>;
+    const load = () => import("./introspection.ts").then((module) => module.INTROSPECTION, chunkLoadFailed);
+    return sendFrom(this, undefined, [undefined, options], true, load) as Promise<IntrospectionQuery>;
   }
 }
 

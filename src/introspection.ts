@@ -19,3 +19,6 @@ export const INTROSPECTION_QUERY: string =
   "possibleTypes{...TypeRef}}fragment InputValue on __InputValue{name description type{...TypeRef}defaultValue}" +
   "fragment TypeRef on __Type{kind name ofType{name kind ofType{name kind ofType{name kind ofType{name kind " +
   "ofType{name kind ofType{name kind ofType{name kind ofType{name kind ofType{name kind}}}}}}}}}}";
+
+/** The query as a prepared document, as `ServiceClient.introspect` sends it. */
+export const INTROSPECTION: { readonly query: string } = { query: INTROSPECTION_QUERY };

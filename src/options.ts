@@ -12,6 +12,7 @@ import {
   type Check,
   checkOptions,
   describe,
+  expectFunction,
   fail,
   HEADER_TEXT,
   integer,
@@ -264,11 +265,11 @@ const CLIENT: Readonly<Record<string, Check>> = {
   auth: checkAuth,
   url: checkUrl,
   fetch: (fetch, field) =>
-    fetch === undefined && typeof globalThis.fetch == "function"
+    fetch !== undefined
+      ? expectFunction(fetch, field)
+      : typeof globalThis.fetch == "function"
       ? globalFetch
-      : typeof fetch == "function"
-      ? fetch
-      : fail(field, `a function${fetch === undefined ? " (this runtime has no global fetch)" : ""}`, fetch),
+      : fail(field, "a function (this runtime has no global fetch)", fetch),
   ...COMMON,
 };
 
@@ -363,7 +364,7 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
     const headerValue = record[name]!;
     // Headers takes control characters that fetch refuses when sending (a network error, retried).
     const problem = !HEADER_TEXT.test(headerValue)
-      ? "has a character a header cannot carry"
+      ? "has a character it cannot hold"
       : RESERVED_HEADERS.test(name) || name == "connection" && !/^(close|keep-alive)$/i.test(headerValue)
       ? "is set by the client or by fetch"
       : "";

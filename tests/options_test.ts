@@ -515,13 +515,13 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     "headers with a control character Headers takes but fetch refuses when sending",
     { url: URL_, auth: apiKey, headers: { "x-trace": "abc\x01def" } },
     TypeError,
-    /^Invalid headers: `x-trace` has a character a header cannot carry$/,
+    /^Invalid headers: `x-trace` has a character it cannot hold$/,
   ],
   [
     "headers with DEL, given as Headers",
     { url: URL_, auth: apiKey, headers: new Headers({ "x-trace": "abc\x7f" }) },
     TypeError,
-    /^Invalid headers: `x-trace` has a character a header cannot carry/,
+    /^Invalid headers: `x-trace` has a character it cannot hold/,
   ],
   [
     "iam credentials with a key spelt as STS spells it",
@@ -650,7 +650,7 @@ describe("options", () => {
     const before = endpoint.requests.length;
     const err = await rejection(client.request("{ hello }", undefined, { headers: { "x-trace": "a\x1fb" } }));
     assert.equal(err.code, "INVALID_ARGUMENT");
-    assert.match(err.message, /^Invalid request headers: `x-trace` has a character a header cannot carry/);
+    assert.match(err.message, /^Invalid request headers: `x-trace` has a character it cannot hold/);
     assert.equal(endpoint.requests.length, before);
   });
 
