@@ -72,7 +72,9 @@ interface Budget {
    * type, +5 B). Then 9,091 / 5,570 B, a raise of 30 / 25 B: an outside review's fixes (a retry delay
    * given alone moves the other's default where they would cross, instead of being refused, +33 B; the
    * headers sent cut out of a GraphQL error's message, as the variables are, and `redirected: false`
-   * believed, so that a proxying `fetch` is answered, -1 B).
+   * believed, so that a proxying `fetch` is answered, -1 B). Then 9,074 / 5,545 B: the `fetch` option
+   * checked by the shared checker, the auth secret's check told its field, the introspection query's
+   * prepared document built in its chunk, one wording for a character a header cannot hold.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -84,14 +86,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_100,
+    ceiling: 9_080,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_580,
+    ceiling: 5_550,
     counts: "before-first-request",
   },
 ];
