@@ -17,10 +17,7 @@
  * end the subscriptions instead; a getter that fails for a later one of those sockets counts as a
  * loss. A first `start` left unanswered for 15 s once sent, or whose auth hangs for 15 s, ends its
  * subscription; a restart left unanswered is taken for a socket that died silently (a network drop
- * just after a reconnect), which is opened again; a second such restart in a row ends it. A
- * subscription acknowledged and then refused for a final reason (a token that expired while it lived:
- * `UnauthorizedException`, "Token has expired.") reconnects the socket with fresh auth, once until its
- * next `start_ack`; refused again before it, it ends. The
+ * just after a reconnect), which is opened again; a second such restart in a row ends it. The
  * service's keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is
  * checked: one that is not an object is ignored, and errors without a message still end what they
  * concern with a typed error.

@@ -135,10 +135,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     }),
     host: new URL(graphql).host,
   });
-  // A socket's `send` throws only while it connects (the standard one's and `ws`'s; once closing or
-  // closed it drops the message), and nothing is sent before its open: `connection_init` goes from
-  // `onopen`, starts and stops after the ack, and a lost socket is forgotten at once.
-  const send = (message: object) => socket?.ws?.send(JSON.stringify(message));
+  // Only to an open socket: Deno 1 and older `ws` throw once it is closing (a `stop` then would leave
+  // its subscription's readers waiting).
+  const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
   /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
   const rearm = () => {
     clearTimeout(timer);
@@ -181,8 +180,11 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const failed = (payload: Payload) => {
     const errors = errorsOf(payload);
     // A final refusal ends every subscription; any other error is a lost socket, opened again.
+    const final = errors.some((error) =>
+      FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!)
+    );
     // Its words may quote the key or token the socket connected with: cut out, as for a request.
-    (isFinal(errors) ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
+    (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
   };
   const end = (error?: unknown) => {
     for (const [, subscription] of subscriptions) subscription.end(error, true);
@@ -266,15 +268,17 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     }
     // The auth counts against the ack's timeout: a getter that hangs is given up, and tried again.
     rearm();
-    let header;
+    let authorization;
     try {
-      header = btoa(JSON.stringify(sent = await headers("/connect", "{}")));
+      authorization = await headers("/connect", "{}");
     } catch (error) {
       // A getter failing for the first socket is the caller's to mend; for a later one, it most likely
       // fails for the reason the socket before it was lost (the network), and is tried again.
       return socket == current && (attempt ? lost(error) : end(error));
     }
     if (socket != current) return;
+    // Kept once this socket is the current one: an earlier socket's late getter changes nothing.
+    const header = btoa(JSON.stringify(sent = authorization));
     // Nothing left to serve once the token has come (a logout while it was read): no socket opens,
     // and this one is forgotten, so that the next subscription opens its own.
     if (!subscriptions.size) return lost();
@@ -312,19 +316,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const stops: ((() => void) | void)[] = [];
       const subscription: Subscription = {
         receive(payload, refused) {
-          // An event without data is malformed too: its type promises data.
+          // An event without data is malformed too: its type promises data. The service's words may
+          // quote the variables or the token: cut out of the message, as for a request.
           if (refused || !isObject(payload) || payload.data == null || [payload.errors ?? []].flat().length) {
-            const errors = errorsOf(payload);
-            // Acknowledged, then refused for a final reason: most likely its token expired while it
-            // lived (the service says so after a long sleep). The socket is opened again, with fresh
-            // auth, once until its next start_ack, as for a restart left unanswered.
-            if (refused && subscription.trusted && isFinal(errors)) {
-              return subscription.trusted = false, lost();
-            }
-            // The service's words may quote the variables or the token: cut out of the message, as for a
-            // request.
             return subscription.end(
-              new ServiceGraphQLError(errors, payload?.data, undefined, [variables, subscription.sent]),
+              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
+                variables,
+                subscription.sent,
+              ]),
               refused,
             );
           }
@@ -394,10 +393,6 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     },
   };
 }
-
-/** Whether the errors say that reconnecting cannot help ({@link FINAL}). */
-const isFinal = (errors: (GraphQLFormattedError & { errorCode?: unknown })[]) =>
-  errors.some((error) => FINAL.test(error.errorCode as string) || FINAL.test(error.errorType!));
 
 /**
  * The errors of a payload: a list, or one object (as `MaxSubscriptionsReachedError` has it). An

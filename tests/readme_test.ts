@@ -4,8 +4,8 @@
  * to a local server, and `@seed/service-client` (and its `/sigv4` and `/realtime` entries) point at
  * the source. A block that makes requests must reach the local endpoint. What a block prints is
  * checked too: a `console.log(…)` or `console.error(…)` line whose comment is a JSON value must have
- * printed that value first, and a block may print through `console.error` only on such a line (so an
- * example that catches its own failure still fails here). A subscription block (one
+ * printed that value first, and a block with no such `console.error` line may not print through
+ * `console.error` at all (so an example that catches its own failure still fails here). A subscription block (one
  * that imports `/realtime`) talks to the local real-time server instead, which sends its live
  * subscriptions one `onPost` event (`{ id: "1", title: "Hello" }`) once they have started; the block
  * must have started one. `deno task check` type-checks the same blocks (`deno check --doc-only`), and

@@ -301,8 +301,6 @@ describe("RealtimeClient, recovery", () => {
       const { auth, waiting, settle } = holding(2);
       const next = realtimeOf(auth).subscribe("subscription { a }").next();
       await within(waiting, "the first start's token asked");
-      // The restart stays unacknowledged, so that its refusal ends it (an acknowledged one reconnects).
-      server.behaviour.holdStartAcks = true;
       server.dropAll();
       await server.until(() => startsOn(1).length === 1, "the restart");
       const [restart] = startsOn(1);
@@ -378,50 +376,6 @@ describe("RealtimeClient, recovery", () => {
     assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
   });
 
-  describe("a live subscription refused later (a token that expired while it lived)", () => {
-    const expired = { errors: [{ errorType: "UnauthorizedException", message: "Token has expired." }] };
-
-    it("reconnects with fresh auth, starts it again, and it goes on", async () => {
-      let calls = 0;
-      const states: ConnectionState[] = [];
-      const realtime = realtimeOf({ type: "userpool", jwtToken: () => `jwt-${++calls}` }, {
-        onStateChange: (state: ConnectionState) => states.push(state),
-      });
-      const events = realtime.subscribe("subscription { onPost { id } }");
-      const first = events.next();
-      await server.until(() => server.connections[0]?.live.size === 1, "the start");
-      const [start] = startsOn(0);
-      server.connections[0]!.send({ type: "error", id: start!.id, payload: expired });
-      await server.until(() => server.connections[1]?.live.size === 1, "the start on a new socket");
-      assert.equal(
-        server.connections[0]!.closed || server.connections[0]!.ended,
-        true,
-        "the old socket went",
-      );
-      assert.equal(server.connections[1]!.header!.authorization, "jwt-3", "the new socket's token is fresh");
-      assert.equal(startsOn(1)[0]!.payload.extensions.authorization.authorization, "jwt-4");
-      server.publish({ data: { n: 1 } });
-      assert.deepEqual(await within(first, "the event after it"), { value: { n: 1 }, done: false });
-      assert.deepEqual(states, ["connecting", "connected", "reconnecting", "connected"]);
-      await events.return();
-    });
-
-    it("refused again before its next start_ack, it ends with the service's error: no endless reconnects", async () => {
-      const events = realtimeOf().subscribe("subscription { onPost { id } }");
-      const next = events.next();
-      await server.until(() => server.connections[0]?.live.size === 1, "the start");
-      server.behaviour.refuseStart = () => expired;
-      server.connections[0]!.send({ type: "error", id: startsOn(0)[0]!.id, payload: expired });
-      await assert.rejects(within(next, "the second refusal"), (error: unknown) => {
-        assert.ok(error instanceof ServiceGraphQLError, String(error));
-        assert.equal(error.message, "UnauthorizedException: Token has expired.");
-        return true;
-      });
-      assert.equal(server.connections.length, 2, "one reconnect only");
-      assert.equal(startsOn(1).length, 1);
-    });
-  });
-
   describe("token getters that fail or hang", () => {
     /** A user-pool getter whose answer to call `n` is `answers[n]` (a token by default). */
     function getter(answers: Record<number, () => string | Promise<string>>) {
@@ -446,6 +400,33 @@ describe("RealtimeClient, recovery", () => {
       assert.equal(server.connections.length, 1); // the hung attempt opened no socket
       assert.equal(counter.calls, 3); // the hung one, the socket's, the start's
       assert.deepEqual(states, ["connecting", "connected"]);
+    });
+
+    it("a first socket's getter that answers after it was given up leaves the next socket's key to be cut", async () => {
+      clientTimers({ 15_000: 200 });
+      let release: (key: string) => void = () => {};
+      let calls = 0;
+      const auth: AuthOptions = {
+        type: "apiKey",
+        apiKey: () => ++calls == 1 ? new Promise<string>((resolve) => release = resolve) : `da2-key-${calls}`,
+      };
+      const next = realtimeOf(auth).subscribe("subscription { onPost { id } }").next();
+      await server.until(
+        () => server.connections[0]?.live.size === 1,
+        "the start on the next attempt's socket",
+      );
+      const key = server.connections[0]!.header!["x-api-key"]!;
+      release("da2-key-1"); // the given-up getter answers now
+      await pause(20);
+      server.connections[0]!.send({
+        type: "connection_error",
+        payload: { errors: [{ errorCode: 401, message: `Key ${key} is not valid` }] },
+      });
+      await assert.rejects(within(next, "the refusal"), (error: unknown) => {
+        assert.ok(error instanceof ServiceGraphQLError, String(error));
+        assert.equal(error.message, "Key … is not valid");
+        return true;
+      });
     });
 
     it("a start's getter hangs: the subscription ends with ServiceAbortError (timeout), nothing started", async () => {
