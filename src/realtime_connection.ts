@@ -114,7 +114,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   let timeoutMs = ACK_TIMEOUT_MS;
   /** Sockets opened since the last keep-alive: the backoff's exponent. */
   let attempt = 0;
-  /** The headers of the last socket's auth: cut out of the service's connection errors. */
+  /** The headers the current socket connected with: cut out of the service's connection errors. */
   let sent: object | undefined;
   let ids = 0;
 
