@@ -104,6 +104,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     fail("url", "a ws: or wss: URL without a fragment", url);
   }
   if (onStateChange) expectFunction(onStateChange, "onStateChange");
+  const host = new URL(graphql).host;
   const subscriptions = new Map<string, Subscription>();
   let socket: Socket | undefined;
   let state: ConnectionState = "closed";
@@ -133,7 +134,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       "content-encoding": "amz-1.0",
       "content-type": "application/json; charset=UTF-8",
     }),
-    host: new URL(graphql).host,
+    host,
   });
   // Only to an open socket: Deno 1 and older `ws` throw once it is closing (a `stop` then would leave
   // its subscription's readers waiting).
