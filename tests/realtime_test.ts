@@ -84,6 +84,33 @@ describe("RealtimeClient", () => {
     assert.deepEqual(states, ["connecting", "connected", "closed"]);
   });
 
+  it("keeps the idle socket for a subscription that comes within that second, however slow its start", async () => {
+    // Calls: 1 the socket's token, 2 the first start's, 3 the second start's, which takes 1.2 s.
+    let calls = 0;
+    const auth: AuthOptions = {
+      type: "lambda",
+      authorizationToken: async () => {
+        if (++calls == 3) await pause(1_200);
+        return `token-${calls}`;
+      },
+    };
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(auth, { onStateChange: (state: ConnectionState) => states.push(state) });
+    const first = realtime.subscribe("subscription { onPost { id } }");
+    first.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the first start");
+    await first.return();
+    await pause(500);
+    const second = realtime.subscribe("subscription { onComment { id } }");
+    const next = second.next();
+    await server.until(() => startsOn(0).length === 2, "the second start, on the same socket");
+    assert.equal(server.connections.length, 1);
+    assert.equal(server.connections[0]!.closed, false, "the socket closed under the second subscription");
+    server.publish({ data: { n: 1 } });
+    assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
+    assert.deepEqual(states, ["connecting", "connected"]);
+  });
+
   it("puts the credentials in the query with authIn: query, and only there", async () => {
     const realtime = realtimeOf(undefined, { authIn: "query" });
     const events = realtime.subscribe("subscription { onPost { id } }");
