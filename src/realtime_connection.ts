@@ -108,11 +108,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const subscriptions = new Map<string, Subscription>();
   let socket: Socket | undefined;
   let state: ConnectionState = "closed";
-  /**
-   * The watchdog of the socket (from its auth to its ack, then between messages; a second once no
-   * subscription is left: the idle close), or the backoff.
-   */
+  /** The watchdog of the socket (from its auth to its ack, then between messages), or the backoff. */
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let idle: ReturnType<typeof setTimeout> | undefined;
   /** How long the socket may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
   let timeoutMs = ACK_TIMEOUT_MS;
   /** Sockets opened since the last keep-alive: the backoff's exponent. */
@@ -120,8 +118,6 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** The headers the current socket connected with: cut out of the service's connection errors. */
   let sent: object | undefined;
   let ids = 0;
-  /** A minute after the current socket was acknowledged (`Date.now()`'s time). */
-  let since: number | undefined;
 
   const setState = (next: ConnectionState) => {
     if (state != next) {
@@ -143,13 +139,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   // Only to an open socket: Deno 1 and older `ws` throw once it is closing (a `stop` then would leave
   // its subscription's readers waiting).
   const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
-  /**
-   * (Re)arms the watchdog: a socket silent for its timeout is lost. With no subscription left, it
-   * closes a second later, unless a subscription comes first.
-   */
+  /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
   const rearm = () => {
     clearTimeout(timer);
-    timer = setTimeout(lost, subscriptions.size ? timeoutMs : socket ? 1_000 : 0);
+    timer = setTimeout(lost, timeoutMs);
   };
   const drop = () => {
     clearTimeout(timer);
@@ -196,6 +189,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   };
   const end = (error?: unknown) => {
     for (const [, subscription] of subscriptions) subscription.end(error, true);
+    clearTimeout(idle);
     drop();
     setState("closed");
   };
@@ -252,7 +246,6 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       timeoutMs = Math.max(60_000, Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs as number)) ||
         300_000;
       rearm();
-      since = Date.now() + 60_000;
       setState("connected");
       for (const [id, subscription] of subscriptions) if (subscription.data) start(id, subscription);
     } else if (type == "start_ack") {
@@ -262,18 +255,12 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
-    else if (type == "error" && id && Date.now() > since! && /expired/i.test(text as string)) {
-      // A token that expired while the socket lived ("Token has expired."): the socket is opened again
-      // with fresh auth, as the official clients do, and every subscription started again. Only on a
-      // socket a minute old or more: a service that acknowledges and then refuses makes no loop. A
-      // getter that fails then ends the subscriptions with its error, as for a first socket.
-      attempt = -1;
-      lost();
-    } else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
+    else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
     else if (type == "complete") subscription?.end(undefined, true);
     else if (type == "error" || type == "connection_error") failed(payload);
   };
   const open = async () => {
+    if (!subscriptions.size) return setState("closed");
     const current: Socket = socket = {};
     timeoutMs = ACK_TIMEOUT_MS;
     if (state == "closed") {
@@ -354,7 +341,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
             subscriptions.delete(id);
             if (!quiet && subscription.acked) send({ id, type: "stop" });
             // The last one: the socket closes a second later, unless a subscription comes first.
-            if (!subscriptions.size) rearm();
+            if (!subscriptions.size) {
+              clearTimeout(idle);
+              idle = setTimeout(() => subscriptions.size || end(), socket ? 1_000 : 0);
+            }
           }
           waiting.splice(0).forEach((wake) => wake());
         },
@@ -383,9 +373,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         // The checks of request(): the same signals and variables are refused, with the same words.
         const { signal } = requestConfig(options);
         checkVariables(variables);
-        subscriptions.set(id, subscription);
-        // A socket closing for want of subscriptions stays open for this one.
-        if (socket) rearm();
+        subscriptions.set(id, subscription); // a pending idle close sees it, and leaves the socket open
         // The subscription's signal and the client's (logout, shutdown) end it. One listener per
         // signal, however many subscriptions share it (Node warns past 10); none once it has ended.
         for (const each of [clientSignal, signal]) {
