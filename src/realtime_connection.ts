@@ -46,8 +46,11 @@ interface Subscription {
   wait?: ReturnType<typeof setTimeout>;
   /** Hands over an event's payload, or the service's error for it (`refused`), which ends it. */
   receive(payload: Payload, refused?: boolean): void;
-  /** Ends it, with an error to throw; `quiet` when the service ended it already (no `stop`). */
-  end(error?: unknown, quiet?: boolean): void;
+  /**
+   * Ends it, with an error to throw; `stop` when the service is to be told (the caller, its signal or
+   * a malformed event ended it), not when the service ended it already or never started it.
+   */
+  end(error?: unknown, stop?: boolean): void;
 }
 
 /** One socket, from its auth to its close. */
@@ -68,8 +71,6 @@ type Handlers = {
  * the official clients do.
  */
 const ACK_TIMEOUT_MS = 15_000;
-/** The message of an error that came without one, or of an event that is not an object. */
-const MALFORMED = "Malformed message";
 /** The error codes and types after which reconnecting cannot help. */
 const FINAL = /^(40[013]|BadRequestException|UnauthorizedException)$/;
 
@@ -104,7 +105,6 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     fail("url", "a ws: or wss: URL without a fragment", url);
   }
   if (onStateChange) expectFunction(onStateChange, "onStateChange");
-  const host = new URL(graphql).host;
   const subscriptions = new Map<string, Subscription>();
   let socket: Socket | undefined;
   let state: ConnectionState = "closed";
@@ -134,7 +134,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       "content-encoding": "amz-1.0",
       "content-type": "application/json; charset=UTF-8",
     }),
-    host,
+    host: new URL(graphql).host,
   });
   // Only to an open socket: Deno 1 and older `ws` throw once it is closing (a `stop` then would leave
   // its subscription's readers waiting).
@@ -144,7 +144,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     clearTimeout(timer);
     timer = setTimeout(lost, timeoutMs);
   };
-  const drop = () => {
+  /**
+   * The socket closed, went silent or was refused (`error`: the server's words, if it sent any): it is
+   * dropped, and another opened while subscriptions live. Before any socket was acknowledged (still
+   * `connecting`), the fifth loss ends them: the URL, the server or the network is wrong, and the
+   * caller is told. (Not with the close event, whose socket may hold credentials in its URL.) `end`
+   * drops the socket through it too, once no subscription is left.
+   */
+  const lost = (error?: unknown) => {
     clearTimeout(timer);
     const ws = socket?.ws;
     // Forgotten first: closing may fire its handlers at once (Node 22's fires `error` again), and they
@@ -159,15 +166,6 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const cut = setTimeout(() => ws.terminate!(), 1_000);
       ws.onclose = () => clearTimeout(cut);
     }
-  };
-  /**
-   * The socket closed, went silent or was refused (`error`: the server's words, if it sent any): open
-   * another while subscriptions live. Before any socket was acknowledged (still `connecting`), the
-   * fifth loss ends them: the URL, the server or the network is wrong, and the caller is told. (Not
-   * with the close event, whose socket may hold credentials in its URL.)
-   */
-  const lost = (error?: unknown) => {
-    drop();
     if (!subscriptions.size) return setState("closed");
     if (state != "connecting") setState("reconnecting");
     else if (attempt > 3) return end(error ?? new ServiceNetworkError());
@@ -188,19 +186,20 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
   };
   const end = (error?: unknown) => {
-    for (const [, subscription] of subscriptions) subscription.end(error, true);
+    for (const [, subscription] of subscriptions) subscription.end(error);
     clearTimeout(idle);
-    drop();
-    setState("closed");
+    // None is left: `lost` drops the socket and says closed.
+    lost();
   };
   const start = async (id: string, subscription: Subscription) => {
     const current = socket;
-    const live = () => socket == current && subscriptions.get(id) == subscription;
+    // Still on the socket it was started on, and not ended (no other subscription is ever under its id).
+    const live = () => socket == current && subscriptions.has(id);
     // Until the start is sent: a getter that hangs ends the subscription. (A second connection_ack,
     // from a peer that misbehaves, starts it again: the first start's timer goes.)
     clearTimeout(subscription.wait);
     subscription.wait = setTimeout(
-      () => subscription.end(new ServiceAbortError("timeout"), true),
+      () => subscription.end(new ServiceAbortError("timeout")),
       ACK_TIMEOUT_MS,
     );
     try {
@@ -218,14 +217,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           () =>
             subscription.trusted
               ? (subscription.trusted = false, lost())
-              : subscription.end(new ServiceAbortError("timeout"), true),
+              : subscription.end(new ServiceAbortError("timeout")),
           ACK_TIMEOUT_MS,
         );
       }
     } catch (error) {
       // A getter failing for a restart fails as the reconnect's own would: the socket is opened again
       // (unless the subscription has ended since: the socket is then the others').
-      if (subscription.acked == undefined) subscription.end(error, true);
+      if (subscription.acked == undefined) subscription.end(error);
       else if (live()) lost();
     }
   };
@@ -256,11 +255,12 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       } else send({ id, type: "stop" });
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
     else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
-    else if (type == "complete") subscription?.end(undefined, true);
+    else if (type == "complete") subscription?.end();
     else if (type == "error" || type == "connection_error") failed(payload);
   };
   const open = async () => {
-    if (!subscriptions.size) return setState("closed");
+    // Nothing left to serve (the last subscription ended meanwhile): closed, as `lost` leaves it.
+    if (!subscriptions.size) return lost();
     const current: Socket = socket = {};
     timeoutMs = ACK_TIMEOUT_MS;
     if (state == "closed") {
@@ -275,7 +275,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } catch (error) {
       // A getter failing for the first socket is the caller's to mend; for a later one, it most likely
       // fails for the reason the socket before it was lost (the network), and is tried again.
-      return socket == current && (attempt ? lost(error) : end(error));
+      return socket == current && (attempt ? lost : end)(error);
     }
     if (socket != current) return;
     // Kept once this socket is the current one: an earlier socket's late getter changes nothing.
@@ -325,21 +325,21 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
                 variables,
                 subscription.sent,
               ]),
-              refused,
+              !refused,
             );
           }
           queue.push(payload.data);
           waiting.splice(0).forEach((wake) => wake());
         },
-        end(error, quiet) {
+        end(error, stop) {
           if (ended) return;
           ended = true;
           failure = error;
           stops.forEach((stop) => stop?.());
           clearTimeout(subscription.wait);
-          if (subscriptions.get(id) == subscription) {
-            subscriptions.delete(id);
-            if (!quiet && subscription.acked) send({ id, type: "stop" });
+          // Its id is its own: only it was ever under that key, until it ended or the connection did.
+          if (subscriptions.delete(id)) {
+            if (stop && subscription.acked) send({ id, type: "stop" });
             // The last one: the socket closes a second later, unless a subscription comes first.
             if (!subscriptions.size) {
               clearTimeout(idle);
@@ -363,7 +363,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           // Ended by the caller: the events not read are dropped. An error that had ended it stays,
           // for the one read that is waiting or comes next: it is never lost.
           queue.length = 0;
-          subscription.end();
+          subscription.end(undefined, true);
           return { value: undefined, done: true };
         },
         [Symbol.asyncIterator]: () => iterator,
@@ -377,7 +377,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         // The subscription's signal and the client's (logout, shutdown) end it. One listener per
         // signal, however many subscriptions share it (Node warns past 10); none once it has ended.
         for (const each of [clientSignal, signal]) {
-          if (each && !ended) stops.push(watch(each, subscription.end));
+          if (each && !ended) stops.push(watch(each, (error) => subscription.end(error, true)));
         }
         // A bad document throws here, and ends the subscription at once; a node is printed later.
         const prepared = prepareDocument(document);
@@ -386,9 +386,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           if (ended) return;
           if (!socket) open();
           else if (state == "connected") start(id, subscription);
-        })().catch((error) => subscription.end(error, true));
+        })().catch(subscription.end);
       } catch (error) {
-        subscription.end(error, true);
+        subscription.end(error);
       }
       return iterator;
     },
@@ -397,11 +397,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
 
 /**
  * The errors of a payload: a list, or one object (as `MaxSubscriptionsReachedError` has it). An
- * error without a message gets {@link MALFORMED} (its `errorType` and `errorCode` are kept); what is
- * not a formatted error even so is left out; with none left, one error says the message was malformed.
+ * error without a message gets "Malformed message" (its `errorType` and `errorCode` are kept); what
+ * is not a formatted error even so is left out; with none left, one error says the message was
+ * malformed (an event that is not an object, say). The words are spelt out twice: a shared constant
+ * costs the bundle 4 B more, gzipped.
  */
 function errorsOf(payload: Payload): (GraphQLFormattedError & { errorCode?: unknown })[] {
-  const errors = [payload?.errors].flat().filter(isObject).map((error) => ({ message: MALFORMED, ...error }))
+  const errors = [payload?.errors].flat().filter(isObject)
+    .map((error) => ({ message: "Malformed message", ...error }))
     .filter(isFormattedError);
-  return errors.length ? errors : [{ message: MALFORMED }];
+  return errors.length ? errors : [{ message: "Malformed message" }];
 }
