@@ -319,7 +319,8 @@ export class RealtimeClient {
    * was acknowledged (a wrong URL, a server that refuses the socket, no network); a
    * `ServiceGraphQLError` when the server refused the last of them with its own error.
    * @throws {ServiceAuthError} From the iterator, when a token getter or credentials provider fails
-   * for the first socket or the subscription's first `start` (while reconnecting, it is retried).
+   * for the first socket or the subscription's first `start`, or for the socket opened again after a
+   * token was refused as expired (while reconnecting otherwise, it is retried).
    * @throws {TypeError | RangeError} From the iterator, for a bad document, variables or option, or a
    * WebSocket constructor that throws (code `INVALID_ARGUMENT`).
    *

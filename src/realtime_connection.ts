@@ -31,10 +31,10 @@ interface Subscription {
   /** The `start` payload's `data`, once the document is ready. */
   data?: string;
   /**
-   * Whether the service acknowledged its `start` on the current socket: `false` once a socket was
-   * lost under it (its next `start` is a restart), `undefined` before.
+   * When the service acknowledged its `start` on the current socket (`Date.now()`): `false` once a
+   * socket was lost under it (its next `start` is a restart), `undefined` before.
    */
-  acked?: boolean;
+  acked?: number | false;
   /**
    * Whether a `start` of it left unanswered means a dead socket rather than a refusal (see `start`):
    * set by each `start_ack`, cleared by a restart left unanswered.
@@ -250,7 +250,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
       if (subscription) {
-        subscription.acked = subscription.trusted = true;
+        subscription.trusted = true;
+        subscription.acked = Date.now();
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
@@ -320,13 +321,24 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           // An event without data is malformed too: its type promises data. The service's words may
           // quote the variables or the token: cut out of the message, as for a request.
           if (refused || !isObject(payload) || payload.data == null || [payload.errors ?? []].flat().length) {
-            return subscription.end(
-              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
-                variables,
-                subscription.sent,
-              ]),
-              !refused,
-            );
+            const error = new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
+              variables,
+              subscription.sent,
+            ]);
+            // A token that expired while its subscription lived ("UnauthorizedException: Token has
+            // expired.", as a refusal or an event's error): the socket is opened again with fresh auth,
+            // as the official clients do, and every subscription started again. Only more than a minute
+            // after its `start_ack` on this socket: a service that acknowledges and then refuses makes no
+            // loop, and a restart refused ends its subscription. With `attempt` reset, a getter that
+            // fails for the new socket ends the subscriptions with its error, as for a first socket.
+            if (
+              Date.now() - (subscription.acked || 1 / 0) > 60_000 &&
+              /authorized.*expired/i.test(error.message)
+            ) {
+              attempt = -1;
+              return lost();
+            }
+            return subscription.end(error, !refused);
           }
           queue.push(payload.data);
           waiting.splice(0).forEach((wake) => wake());
