@@ -311,7 +311,8 @@ export class RealtimeClient {
    * @returns The events' data, in order.
    * @throws {ServiceGraphQLError} From the iterator: an event with errors, without data or that is
    * not an object, a refused `start` (such as `MaxSubscriptionsReachedError`), or a final connection
-   * error.
+   * error. (A subscription the service had acknowledged and then refuses as its token expired is
+   * started again with fresh auth instead, once a minute at most.)
    * @throws {ServiceAbortError} From the iterator, when the signal ends the subscription, or with the
    * reason `"timeout"` when its first `start` stays unanswered for 15 s once sent, or its auth hangs
    * for 15 s (or two restarts in a row stay unanswered).

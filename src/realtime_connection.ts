@@ -31,10 +31,10 @@ interface Subscription {
   /** The `start` payload's `data`, once the document is ready. */
   data?: string;
   /**
-   * When the service acknowledged its `start` on the current socket (`Date.now()`): `false` once a
-   * socket was lost under it (its next `start` is a restart), `undefined` before.
+   * Whether the service acknowledged its `start` on the current socket: `false` once a socket was
+   * lost under it (its next `start` is a restart), `undefined` before.
    */
-  acked?: number | false;
+  acked?: boolean;
   /**
    * Whether a `start` of it left unanswered means a dead socket rather than a refusal (see `start`):
    * set by each `start_ack`, cleared by a restart left unanswered.
@@ -118,6 +118,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** The headers the current socket connected with: cut out of the service's connection errors. */
   let sent: object | undefined;
   let ids = 0;
+  /** When a token refused as expired last opened the socket again (`Date.now()`). */
+  let renewed = 0;
 
   const setState = (next: ConnectionState) => {
     if (state != next) {
@@ -250,12 +252,24 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
       if (subscription) {
-        subscription.trusted = true;
-        subscription.acked = Date.now();
+        subscription.acked = subscription.trusted = true;
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
-    else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
+    else if (
+      type == "error" && subscription?.acked && Date.now() - renewed > 60_000 &&
+      /authorized.*expired/i.test(text as string)
+    ) {
+      // A token that expired while its subscription lived ("UnauthorizedException", "Token has
+      // expired."): the socket is opened again with fresh auth, as the official clients do, and every
+      // subscription started again. Only for a subscription the service had acknowledged (not a start
+      // or restart refused), and once a minute: a service that acknowledges and then refuses makes no
+      // loop. With `attempt` reset, a getter that fails for the new socket ends the subscriptions with
+      // its error, as for a first socket.
+      renewed = Date.now();
+      attempt = -1;
+      lost();
+    } else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
     else if (type == "complete") subscription?.end();
     else if (type == "error" || type == "connection_error") failed(payload);
   };
@@ -321,24 +335,13 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           // An event without data is malformed too: its type promises data. The service's words may
           // quote the variables or the token: cut out of the message, as for a request.
           if (refused || !isObject(payload) || payload.data == null || [payload.errors ?? []].flat().length) {
-            const error = new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
-              variables,
-              subscription.sent,
-            ]);
-            // A token that expired while its subscription lived ("UnauthorizedException: Token has
-            // expired.", as a refusal or an event's error): the socket is opened again with fresh auth,
-            // as the official clients do, and every subscription started again. Only more than a minute
-            // after its `start_ack` on this socket: a service that acknowledges and then refuses makes no
-            // loop, and a restart refused ends its subscription. With `attempt` reset, a getter that
-            // fails for the new socket ends the subscriptions with its error, as for a first socket.
-            if (
-              Date.now() - (subscription.acked || 1 / 0) > 60_000 &&
-              /authorized.*expired/i.test(error.message)
-            ) {
-              attempt = -1;
-              return lost();
-            }
-            return subscription.end(error, !refused);
+            return subscription.end(
+              new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
+                variables,
+                subscription.sent,
+              ]),
+              !refused,
+            );
           }
           queue.push(payload.data);
           waiting.splice(0).forEach((wake) => wake());

@@ -311,11 +311,11 @@ describe("RealtimeClient, recovery", () => {
       server.connections[1]!.send({
         type: "error",
         id: restart!.id,
-        payload: { errors: [{ errorType: "UnauthorizedException", message: `Token ${token} has expired` }] },
+        payload: { errors: [{ errorType: "UnauthorizedException", message: `Token ${token} is revoked` }] },
       });
       await assert.rejects(within(next, "the refusal"), (error: unknown) => {
         assert.ok(error instanceof ServiceGraphQLError, String(error));
-        assert.equal(error.message, "UnauthorizedException: Token … has expired");
+        assert.equal(error.message, "UnauthorizedException: Token … is revoked");
         return true;
       });
     });
