@@ -74,7 +74,11 @@ interface Budget {
    * headers sent cut out of a GraphQL error's message, as the variables are, and `redirected: false`
    * believed, so that a proxying `fetch` is answered, -1 B). Then 9,074 / 5,545 B: the `fetch` option
    * checked by the shared checker, the auth secret's check told its field, the introspection query's
-   * prepared document built in its chunk, one wording for a character a header cannot hold.
+   * prepared document built in its chunk, one wording for a character a header cannot hold. Then
+   * 8,962 / 5,433 B: constants and tables written where they are used, one abort listener function for
+   * every watched signal, the retry defaults read from a private copy (the frozen public one left out of
+   * apps that do not import it), the introspection module itself the prepared document, small checks
+   * as arrows.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -86,14 +90,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_080,
+    ceiling: 8_970,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_550,
+    ceiling: 5_440,
     counts: "before-first-request",
   },
 ];

@@ -289,13 +289,16 @@ function secretProblem(field: string, value: unknown): [field: string, bad?: str
 }
 
 /**
- * Reads the secret of `auth` for one attempt: the header a header mode adds, or the
+ * Reads the secret of `auth` for one attempt: `headers` with the header a header mode adds, or the
  * credentials of iam. A property getter or a getter function is called now; what it gives is checked.
  *
  * @throws {ServiceAuthError} (as a rejection) When a getter throws (or rejects) or gives an unusable
  * value.
  */
-export async function readAuth(auth: AuthOptions): Promise<Record<string, string> | AwsCredentials> {
+export async function readAuth(
+  auth: AuthOptions,
+  headers: Readonly<Record<string, string>>,
+): Promise<Record<string, string> | AwsCredentials> {
   const [field, header] = FIELDS[auth.type] as readonly string[];
   let value: unknown, problem;
   try {
@@ -315,5 +318,5 @@ export async function readAuth(auth: AuthOptions): Promise<Record<string, string
     );
   }
   if (problem[1]) throw new ServiceAuthError(problem[0], "is " + problem[1]);
-  return header ? { [header]: value as string } : value as AwsCredentials;
+  return header ? { ...headers, [header]: value as string } : value as AwsCredentials;
 }

@@ -34,9 +34,6 @@ let iam: typeof import("./iam.ts") | undefined;
 /** The waits between attempts, once a call has had an attempt to retry. */
 let backoff: typeof import("./backoff.ts") | undefined;
 
-/** The most bytes of a response body read when no `maxResponseBytes` is given: 16 MiB. */
-const MAX_RESPONSE_BYTES = 16_777_216;
-
 /**
  * A client's checked options, with its base headers (`content-type` and the client's, merged once)
  * and what it learns: one flat object, so that a call reads `state.url`, not `state.config.url`.
@@ -62,8 +59,13 @@ export function clientState(config: ClientConfig): ClientState {
   };
 }
 
-/** The calls in flight on each caller signal, and the one listener that tells them all. */
-const watched = new WeakMap<AbortSignal, [calls: Set<() => void>, listener: () => void]>();
+/** The calls in flight on each caller signal. */
+const watched = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** The one listener of every watched signal (`this`, as an event's listener is called): tells its calls. */
+function tell(this: AbortSignal): void {
+  watched.get(this)?.forEach((call) => call());
+}
 
 /**
  * Calls `onAbort` with a {@link ServiceAbortError} when `signal` aborts (at once when it has), and
@@ -77,28 +79,27 @@ export function watch(signal: AbortSignal, onAbort: (error: ServiceAbortError) =
       new ServiceAbortError(signal.reason?.name == "TimeoutError" ? "timeout" : "abort", signal.reason),
     );
   if (signal.aborted) return abort();
-  let entry = watched.get(signal);
-  if (!entry) {
-    const calls = new Set<() => void>();
-    watched.set(signal, entry = [calls, () => calls.forEach((call) => call())]);
-    signal.addEventListener("abort", entry[1]);
+  let calls = watched.get(signal);
+  if (!calls) {
+    watched.set(signal, calls = new Set());
+    signal.addEventListener("abort", tell);
   }
-  const [calls, listener] = entry;
   calls.add(abort);
   return () => {
     calls.delete(abort);
     if (!calls.size) {
       watched.delete(signal);
-      signal.removeEventListener("abort", listener);
+      signal.removeEventListener("abort", tell);
     }
   };
 }
 
 /**
  * One call: checks it, then makes its attempts. With `unwrap`, resolves the result's `data`, and
- * rejects a result with errors (`ServiceGraphQLError`). `load` gives the document to send; by default
- * `document`, checked and, for a node, printed by a module loaded the first time (inside the call, so
- * that its timeout and signal cover the load, and a failed load is retried as a network failure).
+ * rejects a result with errors (`ServiceGraphQLError`). `load` gives the document to send, from
+ * `document`: by default `document` checked and, for a node, printed by a module loaded the first time
+ * (inside the call, so that its timeout and signal cover the load, and a failed load is retried as a
+ * network failure).
  *
  * The call ends early when the client's or the request's signal aborts (a signal made by
  * `AbortSignal.timeout()` counts as a timeout) or at its timeout (the earlier of the client's and
@@ -111,17 +112,16 @@ export async function send(
   variables: unknown,
   options: unknown,
   unwrap: boolean,
-  load: () => PreparedDocument | Promise<PreparedDocument> = () => prepareDocument(document),
+  load: (document: unknown) => PreparedDocument | Promise<PreparedDocument> = prepareDocument,
 ): Promise<unknown> {
   const request = requestConfig(options);
   checkVariables(variables);
   // The request's options over the client's (it sets only the ones it has); timeouts, signals and
-  // headers are taken from both.
-  const { url, fetch, retry: policy, maxResponseBytes = MAX_RESPONSE_BYTES, operationName } = {
+  // headers are taken from both. With no `maxResponseBytes`, at most 16 MiB of a body is read.
+  const { url, fetch, retry: policy, maxResponseBytes = 16_777_216, operationName } = {
     ...state,
     ...request,
   } as ClientState;
-  const headers = { ...state.headers, ...request.headers };
   const timeoutMs = Math.min(state.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
   // On performance.now(), as the timer: a step of the wall clock changes nothing.
   const deadline = performance.now() + timeoutMs;
@@ -147,12 +147,12 @@ export async function send(
     for (let attempt = 1, resent = false, final = false;; attempt++) {
       try {
         throwIfEnded();
-        body ??= serialize(await load(), variables, operationName);
+        body ??= serialize(await load(document), variables, operationName);
         // A call that ended while its document loaded calls no getter.
         throwIfEnded();
         // Auth is read now (a value at once, a getter awaited) and signed last; every attempt hands
         // fetch a headers object of its own, which a wrapping fetch may change freely.
-        sent = await authorizeFor(state, url, body, headers);
+        sent = await authorizeFor(state, url, body, { ...state.headers, ...request.headers });
         // A call that ended while its auth was read never sends. The attempt has a signal of its own:
         // Node's fetch leaves its listener on the signal it is given.
         throwIfEnded();
@@ -271,8 +271,8 @@ export async function authorizeFor(
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string>> {
   const { auth } = state;
-  const secret = await readAuth(auth);
-  if (auth.type != "iam") return { ...headers, ...secret as Record<string, string> };
+  const secret = await readAuth(auth, headers);
+  if (auth.type != "iam") return secret as Record<string, string>;
   iam ??= await import("./iam.ts").catch(chunkLoadFailed);
   const problem = iam.signingProblem();
   if (problem) throw new ServiceAuthError("credentials", problem);

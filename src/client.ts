@@ -216,7 +216,8 @@ export class ServiceClient {
    */
   introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
     // The query is a module of its own, loaded the first time: the call's timeout and signal cover that.
-    const load = () => import("./introspection.ts").then((module) => module.INTROSPECTION, chunkLoadFailed);
+    // The module is the prepared document (its `query`).
+    const load = () => import("./introspection.ts").catch(chunkLoadFailed);
     return sendFrom(this, undefined, [undefined, options], true, load) as Promise<IntrospectionQuery>;
   }
 }

@@ -256,11 +256,15 @@ export class ServiceHttpError extends ServiceError {
   constructor(status: number, statusText: string, headers: Headers, body?: unknown) {
     const copy = new Headers();
     headers.forEach((value, name) => name == "set-cookie" || copy.append(name, value));
-    super(
-      "HTTP_ERROR",
-      "HTTP " + status,
-      { statusText, headers: copy, body, errors: errorsOf(body) } as object,
-    );
+    // The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`.
+    // Items that are not an object with a message are left out (`body` keeps them).
+    const errors = isObject(body) && body.errors;
+    super("HTTP_ERROR", "HTTP " + status, {
+      statusText,
+      headers: copy,
+      body,
+      errors: Array.isArray(errors) ? errors.filter(isFormattedError) : isFormattedError(body) ? [body] : [],
+    } as object);
     this.status = status;
   }
 }
@@ -498,26 +502,16 @@ function hideData(error: object, fields?: object): void {
   }
 }
 
-/**
- * The GraphQL errors of an error body: `{errors: [...]}` or the unwrapped `{errorType, message}`.
- * Items that are not an object with a message are left out (`body` keeps them).
- */
-function errorsOf(body: unknown): readonly GraphQLFormattedError[] {
-  const errors = isObject(body) && body.errors;
-  return Array.isArray(errors) ? errors.filter(isFormattedError) : isFormattedError(body) ? [body] : [];
-}
-
 /** Whether `value` is a formatted GraphQL error as far as callers read one: an object with a string `message`. */
-export function isFormattedError(value: unknown): value is GraphQLFormattedError {
-  return isObject(value) && typeof value.message === "string" &&
-    typeof (value.errorType ?? "") == "string" &&
-    listOf(value.path, (step) => typeof step == "string" || typeof step == "number") &&
-    listOf(
-      value.locations,
-      (at) => isObject(at) && typeof at.line == "number" && typeof at.column == "number",
-    );
-}
+export const isFormattedError = (value: unknown): value is GraphQLFormattedError =>
+  isObject(value) && typeof value.message === "string" &&
+  typeof (value.errorType ?? "") == "string" &&
+  listOf(value.path, (step) => typeof step == "string" || typeof step == "number") &&
+  listOf(
+    value.locations,
+    (at) => isObject(at) && typeof at.line == "number" && typeof at.column == "number",
+  );
 
 /** Whether `value` is absent or null (as the service sends it), or an array whose every item passes `test`. */
-const listOf = (value: unknown, test: (item: unknown) => boolean) =>
+export const listOf = (value: unknown, test: (item: unknown) => boolean): boolean =>
   value == null || Array.isArray(value) && value.every(test);

@@ -20,5 +20,8 @@ export const INTROSPECTION_QUERY: string =
   "fragment TypeRef on __Type{kind name ofType{name kind ofType{name kind ofType{name kind ofType{name kind " +
   "ofType{name kind ofType{name kind ofType{name kind ofType{name kind ofType{name kind}}}}}}}}}}";
 
-/** The query as a prepared document, as `ServiceClient.introspect` sends it. */
-export const INTROSPECTION: { readonly query: string } = { query: INTROSPECTION_QUERY };
+/**
+ * The query of the prepared document `ServiceClient.introspect` sends: this module itself, loaded
+ * with `import()`, is that document (its `query`, and no `operationName`).
+ */
+export const query: string = INTROSPECTION_QUERY;

@@ -7,7 +7,7 @@
  */
 
 import { type AuthOptions, checkAuth } from "./auth.ts";
-import { NO_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
+import { type RetryOptions, type RetryPolicy, retryPolicy } from "./retry.ts";
 import {
   type Check,
   checkOptions,
@@ -264,11 +264,12 @@ const COMMON: Readonly<Record<string, Check>> = {
 const CLIENT: Readonly<Record<string, Check>> = {
   auth: checkAuth,
   url: checkUrl,
+  // Without a `fetch` option, the global one, looked up at each request (a mock installed later is used).
   fetch: (fetch, field) =>
     fetch !== undefined
       ? expectFunction(fetch, field)
       : typeof globalThis.fetch == "function"
-      ? globalFetch
+      ? (input: string, init: FetchInit) => globalThis.fetch(input, init)
       : fail(field, "a function (this runtime has no global fetch)", fetch),
   ...COMMON,
 };
@@ -281,33 +282,17 @@ const REQUEST: Readonly<Record<string, Check>> = {
 };
 
 /**
- * Headers the caller may not give: the ones the client sets, and the ones of framing that fetch sets
- * from the body (Node's fetch refuses `expect`, `keep-alive`, `transfer-encoding`, `upgrade` and a
- * `content-length` that does not match, so every request would fail; browsers drop them all; Deno
- * sends them). `connection` passes as `close` or `keep-alive` only: any other value fails every
- * request on Node.
- */
-const RESERVED_HEADERS =
-  /^(content-(type|length)|authorization|x-api-key|host|x-amz-(date|security-token)|expect|keep-alive|te|trailer|transfer-encoding|upgrade)$/;
-
-/**
  * Checks the client options.
  *
  * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
  */
 export function clientConfig(options: unknown): ClientConfig {
   return {
-    retry: NO_RETRY,
+    // Without a `retry` option, one attempt only (its delays are never read).
+    retry: { attempts: 1 },
     ...checkOptions(options, "options", CLIENT, "", 3),
   } as ClientConfig;
 }
-
-/**
- * The fetch of a client without a `fetch` option: the global one, looked up at each request (a mock
- * installed later is used).
- */
-export const globalFetch: FetchFunction = (input: string, init: FetchInit): Promise<FetchResponse> =>
-  globalThis.fetch(input, init);
 
 /**
  * Checks per-request options.
@@ -323,20 +308,17 @@ export function requestConfig(options: unknown): RequestConfig {
  * may carry a password or a key, and a misplaced setting may be one.
  */
 function checkUrl(url: unknown): string {
-  let parsed: URL | undefined;
   try {
-    parsed = new URL(url as string);
+    const parsed = new URL(url as string);
+    if (
+      (typeof url == "string" || url instanceof URL) && /^https?:$/.test(parsed.protocol) &&
+      !parsed.username &&
+      !parsed.password
+    ) return parsed.href;
   } catch {
     // reported below
   }
-  if (
-    !(typeof url == "string" || url instanceof URL) || !/^https?:$/.test(parsed?.protocol!) ||
-    parsed!.username ||
-    parsed!.password
-  ) {
-    throw invalidValue("url", "an absolute http(s) URL without credentials", url, false, true);
-  }
-  return parsed!.href;
+  throw invalidValue("url", "an absolute http(s) URL without credentials", url, false, true);
 }
 
 /** Copies caller headers into a record with lower-case names, refusing the reserved ones. */
@@ -363,9 +345,16 @@ function headerRecord(value: unknown, field: string): Readonly<Record<string, st
   for (const name in record) {
     const headerValue = record[name]!;
     // Headers takes control characters that fetch refuses when sending (a network error, retried).
+    // The caller may not give the headers the client sets, nor the ones of framing that fetch sets
+    // from the body (Node's fetch refuses `expect`, `keep-alive`, `transfer-encoding`, `upgrade` and a
+    // `content-length` that does not match, so every request would fail; browsers drop them all; Deno
+    // sends them). `connection` passes as `close` or `keep-alive` only: any other value fails every
+    // request on Node.
     const problem = !HEADER_TEXT.test(headerValue)
       ? "has a character it cannot hold"
-      : RESERVED_HEADERS.test(name) || name == "connection" && !/^(close|keep-alive)$/i.test(headerValue)
+      : /^(content-(type|length)|authorization|x-api-key|host|x-amz-(date|security-token)|expect|keep-alive|te|trailer|transfer-encoding|upgrade)$/
+          .test(name) ||
+          name == "connection" && !/^(close|keep-alive)$/i.test(headerValue)
       ? "is set by the client or by fetch"
       : "";
     if (problem) throw invalid(`Invalid ${field}: \`${name}\` ${problem}`);

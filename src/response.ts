@@ -9,6 +9,7 @@
 import {
   type GraphQLFormattedError,
   isFormattedError,
+  listOf,
   ServiceHttpError,
   ServiceResponseError,
 } from "./errors.ts";
@@ -64,7 +65,12 @@ export type GraphQLResult<TData = unknown> =
  */
 export function resultOf(response: FetchResponse, text: string | undefined): GraphQLResult {
   const { status } = response;
-  const body = parse(text) as Record<string, unknown> | undefined;
+  let body: Record<string, unknown> | undefined;
+  try {
+    body = JSON.parse(text!);
+  } catch {
+    // no text, or not JSON: no body
+  }
   // Headers of any fetch implementation: the error reads them through their forEach only.
   if (!response.ok) {
     throw new ServiceHttpError(status, response.statusText, response.headers as Headers, body ?? text);
@@ -78,7 +84,7 @@ export function resultOf(response: FetchResponse, text: string | undefined): Gra
     ? "body is not JSON"
     : !isObject(body)
     ? "body is not a JSON object"
-    : errors != null && !(Array.isArray(errors) && errors.every(isFormattedError))
+    : !listOf(errors, isFormattedError)
     ? "errors is not an array of errors with a message"
     : [data, extensions].some((part) => part != null && !isObject(part))
     ? "data or extensions is not an object"
@@ -145,12 +151,4 @@ export function discard(body: { cancel(): Promise<void> } | null | undefined): u
     // Bun 1.0 throws at once for a body that is done
   }
   return undefined;
-}
-
-function parse(text: string | undefined): unknown {
-  try {
-    return JSON.parse(text!);
-  } catch {
-    return undefined;
-  }
 }

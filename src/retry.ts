@@ -6,7 +6,7 @@
  */
 
 import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
-import { type Check, checkOptions, expectFunction, integer, invalidValue } from "./validate.ts";
+import { checkOptions, expectFunction, integer, invalidValue } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -70,8 +70,16 @@ export interface RetryPolicy {
 }
 
 /**
+ * The defaults that `retryPolicy` fills in: {@link RETRY_DEFAULTS}' values (the tests hold them equal),
+ * private to this module, so that no other can change them. An app that never imports the frozen
+ * public copy does not carry it.
+ */
+const DEFAULTS = { attempts: 3, baseDelayMs: 250, maxDelayMs: 10_000 };
+
+/**
  * The defaults for the fields of {@link RetryOptions} that a caller leaves out. Frozen: a module
- * that assigns to it cannot change what every client retries.
+ * that assigns to it cannot change what every client retries (nor could it: clients read a private
+ * copy).
  *
  * @example Read the defaults
  * ```ts
@@ -84,22 +92,7 @@ export const RETRY_DEFAULTS: {
   readonly attempts: 3;
   readonly baseDelayMs: 250;
   readonly maxDelayMs: 10_000;
-} = Object.freeze({
-  attempts: 3,
-  baseDelayMs: 250,
-  maxDelayMs: 10_000,
-});
-
-/** One attempt only: the policy without a `retry` option (its delays are never read). */
-export const NO_RETRY = { attempts: 1 } as RetryPolicy;
-
-/** A retry policy's options and their checks. */
-const RETRY: Readonly<Record<string, Check>> = {
-  attempts: integer(1, 100),
-  baseDelayMs: integer(0),
-  maxDelayMs: integer(0),
-  shouldRetry: expectFunction,
-};
+} = /* @__PURE__ */ Object.freeze({ attempts: 3, baseDelayMs: 250, maxDelayMs: 10_000 });
 
 /**
  * Checks retry options and fills in the defaults. A delay given alone moves the other's default out of
@@ -110,8 +103,13 @@ const RETRY: Readonly<Record<string, Check>> = {
  * range, `maxDelayMs < baseDelayMs` when both are given, or a `shouldRetry` that is not a function.
  */
 export function retryPolicy(retry: unknown): RetryPolicy {
-  const given = checkOptions(retry, "retry", RETRY, "retry.") as Partial<RetryPolicy>;
-  const policy = { ...RETRY_DEFAULTS, shouldRetry: undefined, ...given };
+  const given = checkOptions(retry, "retry", {
+    attempts: integer(1, 100),
+    baseDelayMs: integer(0),
+    maxDelayMs: integer(0),
+    shouldRetry: expectFunction,
+  }, "retry.") as Partial<RetryPolicy>;
+  const policy = { ...DEFAULTS, shouldRetry: undefined, ...given };
   const { baseDelayMs, maxDelayMs } = policy;
   if (maxDelayMs < baseDelayMs) {
     if ("baseDelayMs" in given && "maxDelayMs" in given) {

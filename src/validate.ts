@@ -65,31 +65,26 @@ export function invalidValue(
  * token given as a number must not reach a log), everything else by type. A blank string is
  * described as empty: it is refused as an empty one is.
  */
-export function describe(value: unknown, secret?: boolean): string {
-  const type = typeof value;
-  return value == null || !secret && /^(number|boolean|bigint)$/.test(type)
+export const describe = (value: unknown, secret?: boolean): string =>
+  value == null || !secret && /^(number|boolean|bigint)$/.test(typeof value)
     ? String(value)
     : Array.isArray(value)
     ? "an array"
-    : type == "string" && !(value as string).trim()
+    : typeof value == "string" && !value.trim()
     ? "an empty string"
-    : type == "object"
+    : typeof value == "object"
     ? "an object"
-    : "a " + type;
-}
+    : "a " + typeof value;
 
 /** Whether `value` is a plain object (not null, not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value == "object" && value !== null && !Array.isArray(value);
-}
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value == "object" && value !== null && !Array.isArray(value);
 
 /**
  * What kind of object `value` is, by its `Symbol.toStringTag` or built-in class: `Object` for a
  * literal, a class instance or a null-prototype object; `Map`, `Date`, `Headers`, … otherwise.
  */
-export function kindOf(value: object): string {
-  return Object.prototype.toString.call(value).slice(8, -1);
-}
+export const kindOf = (value: object): string => Object.prototype.toString.call(value).slice(8, -1);
 
 /** Text a header can carry (RFC 9110 field-value: tab, visible ASCII, space, Latin-1). */
 export const HEADER_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -99,13 +94,12 @@ export const HEADER_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
  * not a string, blank, or with a character outside `pattern`. Described by type only: it may be a
  * secret.
  */
-export function badText(value: unknown, pattern: RegExp = HEADER_TEXT): string | undefined {
-  return typeof value != "string" || !value.trim()
+export const badText = (value: unknown, pattern: RegExp = HEADER_TEXT): string | undefined =>
+  typeof value != "string" || !value.trim()
     ? describe(value, true)
     : pattern.test(value)
     ? undefined
     : "a string with a character it cannot hold";
-}
 
 /**
  * The names an older client used, and the option each became here: an unknown key or an auth type
