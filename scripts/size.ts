@@ -78,7 +78,10 @@ interface Budget {
    * 8,962 / 5,433 B: constants and tables written where they are used, one abort listener function for
    * every watched signal, the retry defaults read from a private copy (the frozen public one left out of
    * apps that do not import it), the introspection module itself the prepared document, small checks
-   * as arrows.
+   * as arrows. Then 8,987 / 5,459 B, a raise of 20 B: a newcomer's review's fixes (no `signal` in
+   * `fetch`'s init when the call has none, as Node 18's types want, +4 B; the 0.x names answered with
+   * where the new one goes, +9 B; a runtime with no global `fetch` or `WebSocket` told so by one
+   * check, +13 B, which keeps the real-time entry's own message at +2 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -90,14 +93,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 8_970,
+    ceiling: 8_990,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_440,
+    ceiling: 5_460,
     counts: "before-first-request",
   },
 ];

@@ -163,8 +163,8 @@ export async function send(
             method: "POST",
             headers: sent,
             body,
-            signal: attemptController?.signal ?? null,
             redirect: "manual",
+            ...attemptController && { signal: attemptController.signal },
           });
         } catch (cause) {
           // A call that ended aborted this fetch with the call's own error: that error stands, untouched.

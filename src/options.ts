@@ -68,8 +68,8 @@ export interface FetchInit {
   headers: Record<string, string>;
   /** The JSON body: `{ query, variables?, operationName? }`. */
   body: string;
-  /** Aborted when the call times out or its caller aborts; `null` when the call has neither. */
-  signal: AbortSignal | null;
+  /** Aborted when the call times out or its caller aborts; left out when the call has neither. */
+  signal?: AbortSignal;
   /**
    * Always `manual`: a redirect is a `ServiceHttpError` (3xx), never followed. A `fetch` option that
    * follows it anyway has already sent the request, credentials included, to the new address: the
@@ -106,8 +106,17 @@ export interface FetchResponse {
   };
   /** The body, read once, as text, where there is no `body` stream. */
   readonly text: () => Promise<string>;
-  /** The body as a stream: read chunk by chunk, so that `maxResponseBytes` bounds what is kept. */
-  readonly body?: ReadableStream<Uint8Array> | null;
+  /**
+   * The body as a stream of bytes (the `ReadableStream` of any fetch: the runtime's, undici's): read
+   * chunk by chunk, so that `maxResponseBytes` bounds what is kept.
+   */
+  readonly body?: {
+    getReader?(): {
+      read(): Promise<{ done: false; value: Uint8Array } | { done: true; value?: Uint8Array | undefined }>;
+      cancel(): Promise<void>;
+    };
+    cancel(): Promise<void>;
+  } | null;
   /** `"cors"` for a browser's cross-origin response, whose `content-encoding` may be hidden. */
   readonly type?: string;
   /**
@@ -266,11 +275,8 @@ const CLIENT: Readonly<Record<string, Check>> = {
   url: checkUrl,
   // Without a `fetch` option, the global one, looked up at each request (a mock installed later is used).
   fetch: (fetch, field) =>
-    fetch !== undefined
-      ? expectFunction(fetch, field)
-      : typeof globalThis.fetch == "function"
-      ? (input: string, init: FetchInit) => globalThis.fetch(input, init)
-      : fail(field, "a function (this runtime has no global fetch)", fetch),
+    fetch !== undefined ? expectFunction(fetch, field) : expectFunction(globalThis.fetch, field, "fetch") &&
+      ((input: string, init: FetchInit) => globalThis.fetch(input, init)),
   ...COMMON,
 };
 

@@ -91,6 +91,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   const webSocket = expectFunction(
     options.webSocket ?? globalThis.WebSocket,
     "webSocket",
+    "WebSocket",
   ) as WebSocketConstructor;
   const url: string = (options as RealtimeOptions).url ??
     (/^https:\/\/\w+\.appsync-api\./i.test(graphql)

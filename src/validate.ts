@@ -103,13 +103,14 @@ export const badText = (value: unknown, pattern: RegExp = HEADER_TEXT): string |
 
 /**
  * The names an older client used, and the option each became here: an unknown key or an auth type
- * found in this table is answered with its new name.
+ * found in this table is answered with its new name, and a key with where it goes now, wherever it
+ * was found (0.x had `apiUrl` inside `auth`).
  */
 export const OLD_NAMES: Readonly<Record<string, string>> = {
   // No prototype: a key such as `toString` is not an older client's name.
   __proto__: null as never,
-  apiUrl: "url",
-  mode: "type",
+  apiUrl: "url` beside `auth",
+  mode: "auth.type",
   API_KEY_MODE: "apiKey",
   API_KEY: "apiKey",
   AMAZON_COGNITO_USER_POOLS: "userpool",
@@ -157,9 +158,16 @@ export function fail(field: string, expected: string, value: unknown, range?: bo
   throw invalidValue(field, expected, value, range);
 }
 
-/** Returns `value` if it is a function, or throws naming `field`. */
-export const expectFunction = (value: unknown, field: string): unknown =>
-  typeof value == "function" ? value : fail(field, "a function", value);
+/**
+ * Returns `value` if it is a function, or throws naming `field`; when `value` stands for the global
+ * function `global` (`fetch`, `WebSocket`), which this runtime lacks, the error says so.
+ */
+export const expectFunction = (value: unknown, field: string, global?: string): unknown =>
+  typeof value == "function" ? value : fail(
+    field,
+    "a function" + (global && value === undefined ? ` (this runtime has no global ${global})` : ""),
+    value,
+  );
 
 /** A check of a whole number from `min` to `max` (the longest timer by default). */
 export const integer = (min: number, max = MAX_TIMER_MS): Check => (value, field) =>

@@ -285,7 +285,13 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Sends a JSON answer. */
+/** The answers sent, which number their request ids. */
+let answered = 0;
+
+/**
+ * Sends a JSON answer, with a request id as the service's have (the README's tracing example logs
+ * it): a UUID's shape, counted, since a test may take `crypto` away.
+ */
 export function send(
   res: ServerResponse,
   status: number,
@@ -293,7 +299,11 @@ export function send(
   headers: Record<string, string> = {},
 ): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=UTF-8",
+    "x-amzn-requestid": `00000000-0000-4000-8000-${(++answered).toString(16).padStart(12, "0")}`,
+    ...headers,
+  });
   res.end(text);
 }
 

@@ -292,7 +292,19 @@ const CONSTRUCTION: ReadonlyArray<Case> = [
     "0.x `apiUrl` among the client's options: its new name",
     { apiUrl: URL_, url: URL_, auth: apiKey },
     TypeError,
-    /^Unknown option `apiUrl` in options: did you mean `url`\? \(renamed: see docs\/migration.md\)/,
+    /^Unknown option `apiUrl` in options: did you mean `url` beside `auth`\? \(renamed: see docs\/migration.md\)$/,
+  ],
+  [
+    "0.x `apiUrl` left in auth once its type is fixed: where the new name goes, not `auth.url`",
+    { url: URL_, auth: { type: "apiKey", apiUrl: URL_, apiKey: "k" } },
+    TypeError,
+    /^Unknown option `apiUrl` in auth: did you mean `url` beside `auth`\? \(renamed: see docs\/migration.md\)$/,
+  ],
+  [
+    "0.x `mode` among the client's options: the new name inside auth, not a `type` beside it",
+    { url: URL_, auth: apiKey, mode: "API_KEY_MODE" },
+    TypeError,
+    /^Unknown option `mode` in options: did you mean `auth.type`\? \(renamed: see docs\/migration.md\)$/,
   ],
   [
     "an unknown key with no close match: the known keys listed",
@@ -582,7 +594,17 @@ describe("options", () => {
       try {
         assert.throws(
           () => new ServiceClient({ url: URL_, auth: { type: "apiKey", apiKey: "k" } }),
-          /no global fetch/,
+          {
+            code: "INVALID_ARGUMENT",
+            message:
+              "Invalid fetch: expected a function (this runtime has no global fetch), current value is undefined",
+          },
+        );
+        assert.throws(
+          () => new ServiceClient({ url: URL_, auth: { type: "apiKey", apiKey: "k" }, fetch: 42 as never }),
+          {
+            message: "Invalid fetch: expected a function, current value is 42",
+          },
         );
         assert.doesNotThrow(() =>
           new ServiceClient({

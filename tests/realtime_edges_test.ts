@@ -208,6 +208,25 @@ describe("RealtimeClient, edges", () => {
     assert.equal(server.connections.length, 0);
   });
 
+  it("without a webSocket option on a runtime with no global WebSocket (Node 18, 20), says so when constructed", () => {
+    const client = new ServiceClient({ url: server.url, auth: { type: "apiKey", apiKey: API_KEY } });
+    const original = Object.getOwnPropertyDescriptor(globalThis, "WebSocket")!;
+    const webSocket = globalThis.WebSocket;
+    // deno-lint-ignore no-explicit-any
+    delete (globalThis as any).WebSocket;
+    try {
+      assert.throws(() => new RealtimeClient(client), {
+        code: "INVALID_ARGUMENT",
+        message:
+          "Invalid webSocket: expected a function (this runtime has no global WebSocket), current value is undefined",
+      });
+      assert.ok(new RealtimeClient(client, { webSocket }), "the option stands in for it");
+    } finally {
+      Object.defineProperty(globalThis, "WebSocket", original);
+    }
+    assert.equal(server.connections.length, 0);
+  });
+
   it("ends a subscription whose start is refused by an error frame with no errors, as a malformed error", async () => {
     server.behaviour.refuseStart = () => ({});
     const realtime = realtimeOf();

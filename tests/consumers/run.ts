@@ -5,11 +5,11 @@
  * that they compile, and that project/consumer.ts type-checks against them as it would in a
  * consumer's project. Then again on TypeScript 4.8 (`typescript48`), the oldest that compiles
  * them, in the modes it has:
- * `node16`, `bare`, and `node10` under its older name `node` (4.7 types `Error.cause` as an `Error`,
- * which our errors' `cause: unknown` does not fit); and on TypeScript 6 (`typescript`) and 7 (the
- * native compiler `npm install typescript` gives today, from .ci/node_modules, run through its `tsc`:
- * it has no JavaScript API), in `node16`, `bundler` and `bare` (6 deprecates `node10` and 7 removed
- * it). On each, the type tests of tests/types compile against the package's declarations too, as
+ * `node16`, the `bare` ones, and `node10` under its older name `node` (4.7 types `Error.cause` as an
+ * `Error`, which our errors' `cause: unknown` does not fit); and on TypeScript 6 (`typescript`) and 7
+ * (the native compiler `npm install typescript` gives today, from .ci/node_modules, run through its
+ * `tsc`: it has no JavaScript API), in `node16`, `bundler` and the `bare` ones (6 deprecates
+ * `node10` and 7 removed it). On each, the type tests of tests/types compile against the package's declarations too, as
  * CommonJS files (.d.cts) and as ESM (.d.ts): each mistake they make is still an error there (an
  * unused `@ts-expect-error` is one; 4.8 may give another code for it, as it does for excess
  * properties), and each inferred type what they assert.
@@ -19,7 +19,10 @@
  * `@graphql-typed-document-node/core`, from the dev tools' node_modules). The `bare` mode is a
  * Node project with neither peer installed and without the DOM types (`lib: es2022`, `@types/node`
  * 20 from .ci/node_modules, and undici's fetch for the `fetch` option): project/consumer_bare.ts, as
- * an ESM and a CJS file.
+ * an ESM and a CJS file. `bare-dom` is the same project with the DOM types too, as TypeScript gives
+ * a Node project that sets no `lib` (undici's `Response` must fit beside the DOM's), and
+ * `bare-node18` has the oldest Node types with fetch's (18.19, whose `RequestInit` has no `null`
+ * signal) in place of Node 20's.
  *
  * Run after the npm build: `deno task build:npm && deno task test:consumers`. Skips, saying so,
  * when npm/ has not been built.
@@ -80,7 +83,28 @@ const MODES: ReadonlyArray<
     files: { "consumer_bare.mts": "import", "consumer_bare.cts": "require" },
     peers: false,
   },
+  {
+    mode: "bare-dom",
+    consumer: "consumer_bare.ts",
+    files: { "consumer_bare.mts": "import", "consumer_bare.cts": "require" },
+    peers: false,
+  },
+  {
+    mode: "bare-node18",
+    consumer: "consumer_bare.ts",
+    files: { "consumer_bare.mts": "import", "consumer_bare.cts": "require" },
+    peers: false,
+  },
 ];
+
+/** What each mode without peers compiles with, beyond `@types/node` 20 and `lib: es2022`. */
+const BARE: Readonly<Record<string, string>> = {
+  "bare": "no peers, no DOM types",
+  // TypeScript's default for a Node project that sets no `lib`: the DOM's fetch types beside undici's.
+  "bare-dom": "no peers, the DOM types and Node's",
+  // The oldest Node types with fetch's (the npm build's own, scripts/npm/node_types/).
+  "bare-node18": "no peers, no DOM types, @types/node 18.19",
+};
 
 /**
  * Node 20's type definitions, for the `bare` mode (installed by `npm install --prefix .ci`, as
@@ -89,6 +113,9 @@ const MODES: ReadonlyArray<
  * and 18.19.130 were checked by hand (`tsc` on this project): no error from the package.
  */
 const NODE_TYPES = join(ROOT, ".ci", "node_modules", "@types", "node20");
+
+/** Node 18.19's, which the npm build installs for itself (`deno task build:npm`), for `bare-node18`. */
+const NODE18_TYPES = join(ROOT, "scripts", "npm", "node_types", "node_modules", "@types", "node");
 
 /** The dev tools' packages (scripts/tools/deno.json), which this file runs with. */
 const TOOLS_MODULES = join(ROOT, "scripts", "tools", "node_modules");
@@ -146,21 +173,21 @@ const COMPILERS: readonly Compiler[] = [
   {
     module: "typescript48",
     version: /^4\.8\./,
-    modes: ["node16", "node10", "bare"],
+    modes: ["node16", "node10", "bare", "bare-dom", "bare-node18"],
     tada: false,
     load: async () => throughApi((await import("typescript48")).default as unknown as typeof TS),
   },
   {
     module: "typescript",
     version: /^6\./,
-    modes: ["node16", "bundler", "bare"],
+    modes: ["node16", "bundler", "bare", "bare-dom", "bare-node18"],
     tada: true,
     load: async () => throughApi((await import("typescript")).default as unknown as typeof TS),
   },
   {
     module: "typescript7",
     version: /^7\./,
-    modes: ["node16", "bundler", "bare"],
+    modes: ["node16", "bundler", "bare", "bare-dom", "bare-node18"],
     tada: true,
     missing: !existsSync(TYPESCRIPT7) &&
       `${TYPESCRIPT7} is missing: run \`npm install --prefix .ci --no-save\``,
@@ -241,7 +268,8 @@ function compile(ts: typeof TS, tsconfig: string): TS.Program {
 }
 
 let dir: string;
-let bareDir: string | undefined;
+/** The node_modules of the modes without peers, by the Node types they hold. */
+const bareDirs = new Map<string, string>();
 
 before(() => {
   if (!built) return;
@@ -257,17 +285,19 @@ before(() => {
   }
   // A copy, not a link, in a folder of its own: TypeScript looks for `graphql` in every node_modules
   // above the package's real path, which must reach neither the repository's nor the one above.
-  if (!existsSync(NODE_TYPES)) return;
-  bareDir = realpathSync(mkdtempSync(join(tmpdir(), "consumers-bare-")));
-  const bare = join(bareDir, "node_modules");
-  cpSync(NPM, join(bare, "@seed", "service-client"), { recursive: true });
-  link(bare, "@types/node", realpathSync(NODE_TYPES));
-  cpSync(realpathSync(join(TOOLS_MODULES, "undici")), join(bare, "undici"), { recursive: true });
+  for (const types of [NODE_TYPES, NODE18_TYPES].filter((types) => existsSync(types))) {
+    const bareDir = realpathSync(mkdtempSync(join(tmpdir(), "consumers-bare-")));
+    bareDirs.set(types, bareDir);
+    const bare = join(bareDir, "node_modules");
+    cpSync(NPM, join(bare, "@seed", "service-client"), { recursive: true });
+    link(bare, "@types/node", realpathSync(types));
+    cpSync(realpathSync(join(TOOLS_MODULES, "undici")), join(bare, "undici"), { recursive: true });
+  }
 });
 
 after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
-  if (bareDir) rmSync(bareDir, { recursive: true, force: true });
+  for (const bareDir of bareDirs.values()) rmSync(bareDir, { recursive: true, force: true });
 });
 
 for (const compiler of COMPILERS) {
@@ -319,9 +349,12 @@ for (const compiler of COMPILERS) {
       for (
         const { mode, consumer, files, peers } of MODES.filter(({ mode }) => compiler.modes.includes(mode))
       ) {
-        const what = peers ? `moduleResolution ${mode}` : `${mode} (no peers, no DOM types)`;
-        const noTypes = !peers && !existsSync(NODE_TYPES) &&
-          `${NODE_TYPES} is missing: run \`npm install --prefix .ci --no-save\``;
+        const what = peers ? `moduleResolution ${mode}` : `${mode} (${BARE[mode]})`;
+        const types = mode == "bare-node18" ? NODE18_TYPES : NODE_TYPES;
+        const noTypes = !peers && !existsSync(types) &&
+          `${types} is missing: run \`${
+            types == NODE_TYPES ? "npm install --prefix .ci --no-save" : "deno task build:npm"
+          }\``;
         it(
           `${what}: ${Object.keys(files).join(" and ")} compile against the package`,
           { skip: noTypes },
@@ -334,7 +367,7 @@ for (const compiler of COMPILERS) {
               copyFileSync(join(HERE, "project", consumer), join(project, file));
             }
             symlinkSync(
-              join(peers ? dir : bareDir!, "node_modules"),
+              join(peers ? dir : bareDirs.get(types)!, "node_modules"),
               join(project, "node_modules"),
               "dir",
             );
@@ -348,7 +381,7 @@ for (const compiler of COMPILERS) {
             }
             const root = peers
               ? realpathSync(NPM)
-              : join(bareDir!, "node_modules", "@seed", "service-client");
+              : join(bareDirs.get(types)!, "node_modules", "@seed", "service-client");
             const ours = [...loaded].filter((file) => file.startsWith(root));
             for (const [file, entry] of Object.entries(files)) {
               assert.ok(loaded.has(join(project, file)), `${file} is compiled`);

@@ -1,6 +1,6 @@
 // A consumer of the npm package with neither optional peer installed (no `graphql`, no
-// `@graphql-typed-document-node/core`) and without the DOM types: a Node project (`lib: es2022`,
-// `types: ["node"]`), compiled with skipLibCheck off by TypeScript 5: see ../run.ts. String documents,
+// `@graphql-typed-document-node/core`): a Node project (`types: ["node"]`, `lib: es2022`, and with
+// the DOM's too in one mode), compiled with skipLibCheck off: see ../run.ts. String documents,
 // every auth mode, errors and the signer must type-check without either peer; `introspect()` is then
 // typed `any` (the type comes from `graphql`). undici (a dev dependency) stands for the fetch a Node
 // project passes as the `fetch` option.
@@ -13,7 +13,7 @@ export async function main(): Promise<void> {
   const auth: AuthOptions = { type: "lambda", authorizationToken: () => "token" };
   const client = new ServiceClient({ url: "https://x.test/graphql", auth, headers: { "x-app": "demo" } });
   const data: { hello: string } = await client.request<{ hello: string }>("{ hello }", undefined, {
-    signal: AbortSignal.timeout(1_000),
+    signal: new AbortController().signal,
   });
   const schema = await client.introspect();
   const request: SignableRequest = { method: "POST", url: "https://x.test/graphql", headers: [["a", "b"]] };
@@ -38,6 +38,8 @@ export async function main(): Promise<void> {
     auth,
     fetch: (input, init) => undiciFetch(input, { ...init, dispatcher }),
   });
+  // The global fetch wrapped, as for tracing: its init is handed on as it is.
+  new ServiceClient({ url: "https://x.test/graphql", auth, fetch: (input, init) => fetch(input, init) });
 
   // @ts-expect-error a field of another auth mode
   new ServiceClient({ url: "https://x.test/graphql", auth: { type: "iam", region: "r", jwtToken: "t" } });
