@@ -81,7 +81,9 @@ interface Budget {
    * as arrows. Then 8,987 / 5,459 B, a raise of 20 B: a newcomer's review's fixes (no `signal` in
    * `fetch`'s init when the call has none, as Node 18's types want, +4 B; the 0.x names answered with
    * where the new one goes, +9 B; a runtime with no global `fetch` or `WebSocket` told so by one
-   * check, +13 B, which keeps the real-time entry's own message at +2 B).
+   * check, +13 B, which keeps the real-time entry's own message at +2 B). Then 8,994 / 5,465 B, a
+   * raise of 10 B: an outside review's fix, a GraphQL error's message cut of the variables as the body
+   * sent them, not as the caller's object holds them by the time of the error (+6 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -93,14 +95,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 8_990,
+    ceiling: 9_000,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_460,
+    ceiling: 5_470,
     counts: "before-first-request",
   },
 ];

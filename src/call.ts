@@ -248,9 +248,13 @@ export async function send(
       attempts().then(resolve, reject);
     });
     if (unwrap && result.errors) {
-      // What was sent stays out of the server's words: the variables, the key or token and the
-      // signature (the last attempt's headers).
-      throw new ServiceGraphQLError(result.errors, result.data, result.extensions, [variables, sent]);
+      // What was sent stays out of the server's words: the variables as the body holds them (the
+      // caller's object may have changed since, even into one that cannot be serialized), the key or
+      // token and the signature (the last attempt's headers).
+      throw new ServiceGraphQLError(result.errors, result.data, result.extensions, [
+        JSON.parse(body!).variables,
+        sent,
+      ]);
     }
     return unwrap ? result.data : result;
   } finally {

@@ -15,7 +15,7 @@
  * WebSocket constructor that throws, and a fifth socket lost before any was acknowledged (a wrong URL,
  * a server that refuses, no network: `ServiceNetworkError`, or the server's own error if it sent one)
  * end the subscriptions instead; a getter that fails for a later one of those sockets counts as a
- * loss. A first `start` left unanswered for 15 s once sent, or whose auth hangs for 15 s, ends its
+ * loss. A first `start` left unanswered for 15 s once sent, or whose own auth hangs for 15 s, ends its
  * subscription; a restart left unanswered is taken for a socket that died silently (a network drop
  * just after a reconnect), which is opened again; a second such restart in a row ends it. The
  * service's keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is
@@ -65,7 +65,8 @@ export type ConnectionState = "connecting" | "connected" | "reconnecting" | "clo
 
 /**
  * What the client uses of a WebSocket: the standard one (browsers, Deno, Bun, Node 22+) and `ws`'s
- * (Node 18 and 20) both have it.
+ * (Node 18 and 20) both have it. The client sets the four `on…` handlers, so a wrapper must have them
+ * and call them (one that only dispatches to `addEventListener` listeners is never heard).
  *
  * @example The standard WebSocket fits
  * ```ts
@@ -102,6 +103,27 @@ export interface WebSocketLike {
    * ```
    */
   close(): void;
+  /** Set by the client: called when the socket opens. */
+  onopen: unknown;
+  /** Set by the client: called with each message (`{ data }`, the frame's text). */
+  onmessage: unknown;
+  /** Set by the client: called when the socket closes. */
+  onclose: unknown;
+  /** Set by the client: called when the socket fails (the client then takes it as closed). */
+  onerror: unknown;
+  /**
+   * `ws`'s (Node 18 and 20): ends the socket without the close handshake, which the client does a
+   * second after a close that the peer leaves unanswered.
+   *
+   * @example Cut a socket that has it
+   * ```ts
+   * import type { WebSocketLike } from "@seed/service-client/realtime";
+   *
+   * const cut = (socket: WebSocketLike) => socket.terminate?.();
+   * console.log(typeof cut); // "function"
+   * ```
+   */
+  terminate?(): void;
 }
 
 /**

@@ -55,8 +55,8 @@ interface Subscription {
 
 /** One socket, from its auth to its close. */
 interface Socket {
-  /** The socket; `terminate` is `ws`'s (Node 18 and 20), which ends it without the close handshake. */
-  ws?: WebSocketLike & { terminate?(): void; onclose?: unknown };
+  /** The socket (`terminate`, where it has it, ends it without the close handshake). */
+  ws?: WebSocketLike;
 }
 
 /** A message's payload, as the peer sent it: anything, read with `?.` only. */
@@ -112,10 +112,13 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   /** The watchdog of the socket (from its auth to its ack, then between messages), or the backoff. */
   let timer: ReturnType<typeof setTimeout> | undefined;
   let idle: ReturnType<typeof setTimeout> | undefined;
-  /** How long the socket may stay silent: the ack's timeout first, then the service's `connectionTimeoutMs`. */
-  let timeoutMs = ACK_TIMEOUT_MS;
-  /** Sockets opened since the last keep-alive: the backoff's exponent. */
-  let attempt = 0;
+  /**
+   * How long the socket may stay silent: the ack's timeout first (set as each socket opens), then the
+   * service's `connectionTimeoutMs`.
+   */
+  let timeoutMs: number;
+  /** Sockets opened since the last keep-alive: the backoff's exponent (0 as the first one opens). */
+  let attempt: number;
   /** The headers the current socket connected with: cut out of the service's connection errors. */
   let sent: object | undefined;
   let ids = 0;
@@ -172,10 +175,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     if (!subscriptions.size) return setState("closed");
     if (state != "connecting") setState("reconnecting");
     else if (attempt > 3) return end(error ?? new ServiceNetworkError());
-    for (const [, subscription] of subscriptions) {
+    subscriptions.forEach((subscription) => {
       subscription.acked = false;
       clearTimeout(subscription.wait);
-    }
+    });
     timer = setTimeout(open, Math.min(5_000, 250 * 2 ** attempt++) * (0.5 + Math.random() / 2));
   };
   /** A connection error: final ones end every subscription, others reconnect. */
@@ -189,7 +192,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     (final ? end : lost)(new ServiceGraphQLError(errors, undefined, undefined, sent));
   };
   const end = (error?: unknown) => {
-    for (const [, subscription] of subscriptions) subscription.end(error);
+    subscriptions.forEach((subscription) => subscription.end(error));
     clearTimeout(idle);
     // None is left: `lost` drops the socket and says closed.
     lost();
@@ -209,8 +212,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const authorization = await headers("", subscription.data!);
       if (live()) {
         // Its headers are kept only once sent: a late answer of an earlier start's getter changes nothing.
-        subscription.sent = authorization;
-        send({ id, type: "start", payload: { data: subscription.data, extensions: { authorization } } });
+        send({
+          id,
+          type: "start",
+          payload: {
+            data: subscription.data,
+            extensions: { authorization: subscription.sent = authorization },
+          },
+        });
         // A restart left unanswered most likely means a socket that died without a word (a network
         // drop just after a reconnect): it is opened again, and every subscription started again, as
         // for any lost socket. A first start left unanswered (the service does not answer it), or a
@@ -249,7 +258,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         300_000;
       rearm();
       setState("connected");
-      for (const [id, subscription] of subscriptions) if (subscription.data) start(id, subscription);
+      subscriptions.forEach((subscription, id) => subscription.data && start(id, subscription));
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
       if (subscription) {
@@ -259,7 +268,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
     else if (
       type == "error" && subscription?.acked && Date.now() - renewed > 60_000 &&
-      /authorized.*expired/i.test(text as string)
+      /token has expired/i.test(text as string)
     ) {
       // A token that expired while its subscription lived ("UnauthorizedException", "Token has
       // expired."): the socket is opened again with fresh auth, as the official clients do, and every
@@ -328,17 +337,19 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       const id = ++ids + "";
       const queue: unknown[] = [];
       const waiting: (() => void)[] = [];
-      let ended = false;
+      /** Set once it has ended, for good. */
+      let ended: true | undefined;
       let failure: unknown;
       const stops: ((() => void) | void)[] = [];
       const subscription: Subscription = {
         receive(payload, refused) {
-          // An event without data is malformed too: its type promises data. The service's words may
-          // quote the variables or the token: cut out of the message, as for a request.
-          if (refused || !isObject(payload) || payload.data == null || [payload.errors ?? []].flat().length) {
+          // An event without data is malformed too: its type promises data (a payload that is not an
+          // object, as JSON gives it, has none). The service's words may quote the variables or the
+          // token: cut out of the message, as for a request (the variables as they were sent).
+          if (refused || payload?.data == null || [payload.errors ?? []].flat().length) {
             return subscription.end(
               new ServiceGraphQLError(errorsOf(payload), payload?.data, undefined, [
-                variables,
+                JSON.parse(subscription.data!).variables,
                 subscription.sent,
               ]),
               !refused,
@@ -392,9 +403,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         subscriptions.set(id, subscription); // a pending idle close sees it, and leaves the socket open
         // The subscription's signal and the client's (logout, shutdown) end it. One listener per
         // signal, however many subscriptions share it (Node warns past 10); none once it has ended.
-        for (const each of [clientSignal, signal]) {
-          if (each && !ended) stops.push(watch(each, (error) => subscription.end(error, true)));
-        }
+        [clientSignal, signal].forEach((each) =>
+          each && !ended && stops.push(watch(each, (error) => subscription.end(error, true)))
+        );
         // A bad document throws here, and ends the subscription at once; a node is printed later.
         const prepared = prepareDocument(document);
         (async () => {

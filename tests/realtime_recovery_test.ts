@@ -698,7 +698,7 @@ describe("RealtimeClient, recovery", () => {
     let cuts = 0;
     // A socket that can be cut (as ws's and Bun's can), counting the cuts.
     const Counted = class extends RuntimeWebSocket {
-      terminate() {
+      override terminate() {
         cuts++;
       }
     };

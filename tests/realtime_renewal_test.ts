@@ -106,6 +106,14 @@ describe("RealtimeClient, a token that expires while its socket lives", () => {
     });
   }
 
+  it("renews whatever the order of the error's fields (its message first)", async () => {
+    const { events, start } = await live(tokens().auth);
+    refuse(0, start.id, { message: EXPIRED.message, errorType: EXPIRED.errorType });
+    await server.until(() => server.connections[1]?.live.size === 1, "the start on a new socket");
+    server.publish({ data: { n: 2 } });
+    assert.deepEqual(await within(events.next(), "the event after"), { value: { n: 2 }, done: false });
+  });
+
   it("ends the subscriptions with the getter's error when it fails then: no socket retried", async () => {
     const getter = tokens(3);
     const states: ConnectionState[] = [];
@@ -186,9 +194,10 @@ describe("RealtimeClient, a token that expires while its socket lives", () => {
     const refusal of [
       { errorType: "UnauthorizedException", message: "Not authorized to access onPost on type Subscription" },
       { errorType: "ValidationError", message: "Field 'expiredAt' in type 'Post' is undefined" },
+      { errorType: "Unauthorized", message: "Not Authorized to access expiredAt on type Post" },
     ]
   ) {
-    it(`ends it with a refusal that does not say a token expired: ${refusal.errorType}`, async () => {
+    it(`ends it with a refusal that does not say a token expired: ${refusal.message}`, async () => {
       const { events, start } = await live(tokens().auth);
       refuse(0, start.id, refusal);
       await assert.rejects(within(events.next(), "the refusal"), endsWith(refusal));

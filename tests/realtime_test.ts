@@ -453,6 +453,35 @@ describe("RealtimeClient", () => {
     }
   });
 
+  it("cuts the variables out as they were sent, whatever the app does with its object since", async () => {
+    const SECRET = "alice@example.com-sentinel";
+    const realtime = realtimeOf();
+    const variables: Record<string, unknown> = { author: SECRET };
+    const events = realtime.subscribe(
+      "subscription S($author: String) { onPost(author: $author) { id } }",
+      variables,
+    );
+    const next = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    // A value replaced, and a back-reference that no longer serializes (a store's entry, say).
+    variables.author = "bob";
+    variables.self = variables;
+    server.publish({
+      data: null,
+      errors: [{
+        errorType: "ValidationError",
+        message: `Variable 'author' has an invalid value: ${SECRET}`,
+      }],
+    });
+    await assert.rejects(within(next, "the error"), (error: unknown) => {
+      assert.ok(error instanceof ServiceGraphQLError, String(error));
+      assert.equal(error.message, "ValidationError: Variable 'author' has an invalid value: …");
+      return true;
+    });
+    assert.deepEqual(await within(events.next(), "the end"), { value: undefined, done: true });
+    await server.until(() => server.connections[0]?.live.size === 0, "the stop");
+  });
+
   it("cuts the key out of the message of a refused start's error", async () => {
     server.behaviour.refuseStart = (start) => ({
       errors: [{

@@ -444,6 +444,29 @@ describe("no secret or variable in any error", () => {
     }
   });
 
+  describe("variables the caller changes once the request is sent: what was sent is cut out", () => {
+    // The app keeps its object and changes it while the request is in flight: a value replaced, and a
+    // back-reference that no longer serializes. The error is the service's, with the value sent cut.
+    for (const [mode, auth] of MODES) {
+      it(mode, async () => {
+        const variables: Record<string, unknown> = { v: VARIABLE };
+        const changing = client(undefined, auth, {
+          fetch: (input, init) => {
+            variables.v = "changed-after-sending";
+            variables.self = variables;
+            return fetch(input, init);
+          },
+        });
+        const err = await caught(() =>
+          changing.request("query Q($v: Int) { posts(limit: $v) { id } }", variables)
+        );
+        check(err, ServiceGraphQLError, "GRAPHQL_ERROR");
+        assert.ok(err.errors[0]!.message.includes(VARIABLE), "the server quoted the value sent");
+        assert.match(err.message, /…/, "the value sent is cut out where the server quoted it");
+      });
+    }
+  });
+
   describe("a server that quotes variables in its message: each value is cut out whole", () => {
     const CASES: ReadonlyArray<[string, string, Record<string, string>, string[]]> = [
       [

@@ -112,3 +112,22 @@ export function options(realtime: RealtimeClient, ws: WebSocketConstructor): voi
   new RealtimeClient(client, { authIn: "header" });
   assertType<IsExact<typeof realtime.state, ConnectionState>>();
 }
+
+/** A socket of one's own must have the handlers the client sets: one with listeners only is never heard. */
+export function sockets(): void {
+  class Listening {
+    readyState = 0;
+    send(_data: string) {}
+    close() {}
+    addEventListener(_type: string, _listener: () => void) {}
+  }
+  // @ts-expect-error TS2322: no `onopen`, `onmessage`, `onclose` or `onerror` for the client to set
+  new RealtimeClient(client, { webSocket: Listening });
+  class Handled extends Listening {
+    onopen = null;
+    onmessage = null;
+    onclose = null;
+    onerror = null;
+  }
+  new RealtimeClient(client, { webSocket: Handled });
+}
