@@ -83,7 +83,9 @@ interface Budget {
    * where the new one goes, +9 B; a runtime with no global `fetch` or `WebSocket` told so by one
    * check, +13 B, which keeps the real-time entry's own message at +2 B). Then 8,994 / 5,465 B, a
    * raise of 10 B: an outside review's fix, a GraphQL error's message cut of the variables as the body
-   * sent them, not as the caller's object holds them by the time of the error (+6 B).
+   * sent them, not as the caller's object holds them by the time of the error (+6 B). Then
+   * 8,940 / 5,407 B: `fail` the one way to refuse a field's value, the error names written one per
+   * line, and a client's method calling `send` itself, which refuses a call without its client.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -95,14 +97,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 9_000,
+    ceiling: 8_950,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_470,
+    ceiling: 5_415,
     counts: "before-first-request",
   },
 ];

@@ -16,8 +16,8 @@ import {
   badText,
   describe,
   expectOptions,
+  fail,
   invalidDescribed,
-  invalidValue,
   isObject,
   OLD_NAMES,
   RENAMED,
@@ -226,7 +226,7 @@ const CREDENTIAL_KEYS = ["accessKeyId", "secretAccessKey", "sessionToken"];
  * key, token or credentials a header cannot carry (a line break, say), or a field of another mode.
  */
 export function checkAuth(auth: unknown): AuthOptions {
-  if (!isObject(auth)) throw invalidValue("auth", "an object", auth);
+  if (!isObject(auth)) fail("auth", "an object", auth);
   const { type } = auth;
   if (!Object.hasOwn(FIELDS, type as string)) {
     // An older client's name (`API_KEY`, or `mode: "API_KEY_MODE"`) gets the new one. Only such a

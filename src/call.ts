@@ -27,7 +27,7 @@ import {
 import { type ClientConfig, requestConfig } from "./options.ts";
 import { discard, type GraphQLResult, readText, resultOf } from "./response.ts";
 import { isRetryable } from "./retry.ts";
-import { fail, invalid, invalidDescribed, invalidValue, isObject, kindOf } from "./validate.ts";
+import { fail, invalid, invalidDescribed, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
 let iam: typeof import("./iam.ts") | undefined;
@@ -95,11 +95,12 @@ export function watch(signal: AbortSignal, onAbort: (error: ServiceAbortError) =
 }
 
 /**
- * One call: checks it, then makes its attempts. With `unwrap`, resolves the result's `data`, and
- * rejects a result with errors (`ServiceGraphQLError`). `load` gives the document to send, from
- * `document`: by default `document` checked and, for a node, printed by a module loaded the first time
- * (inside the call, so that its timeout and signal cover the load, and a failed load is retried as a
- * network failure).
+ * One call of the client whose state is `state`: checks it (a call without a state, by a client's
+ * method taken off its object, is refused), then makes its attempts. With `unwrap`, resolves the
+ * result's `data`, and rejects a result with errors (`ServiceGraphQLError`). `load` gives the document
+ * to send, from `document`: by default `document` checked and, for a node, printed by a module loaded
+ * the first time (inside the call, so that its timeout and signal cover the load, and a failed load is
+ * retried as a network failure).
  *
  * The call ends early when the client's or the request's signal aborts (a signal made by
  * `AbortSignal.timeout()` counts as a timeout) or at its timeout (the earlier of the client's and
@@ -107,13 +108,15 @@ export function watch(signal: AbortSignal, onAbort: (error: ServiceAbortError) =
  * the attempt's `fetch` is aborted.
  */
 export async function send(
-  state: ClientState,
+  state: ClientState | undefined,
   document: unknown,
   variables: unknown,
   options: unknown,
   unwrap: boolean,
   load: (document: unknown) => PreparedDocument | Promise<PreparedDocument> = prepareDocument,
 ): Promise<unknown> {
+  // A client's method called without its client (`const { request } = client`) has no state.
+  if (!state) throw invalid("Called without its client: bind the method");
   const request = requestConfig(options);
   checkVariables(variables);
   // The request's options over the client's (it sets only the ones it has); timeouts, signals and
@@ -197,7 +200,7 @@ export async function send(
         // be read is not a network failure (retried by default) but a response error. A non-2xx
         // status stands without its body. A redirect, or a body too large, is final: another attempt
         // would send the credentials there again, or read as much again.
-        if (elsewhere || ok && text === undefined) {
+        if (elsewhere || ok && text == null) {
           final = !cause;
           throw new ServiceResponseError(
             status,
@@ -233,7 +236,7 @@ export async function send(
         // An abort while shouldRetry decided ends the call as an abort.
         throwIfEnded();
         // No wait that would end past the call's deadline: the error now is more useful than a timeout later.
-        if (delay === undefined || performance.now() + delay >= deadline) throw err;
+        if (delay == null || performance.now() + delay >= deadline) throw err;
         // An end of the call clears this timer (below): nothing is left to wake this loop.
         await new Promise((resolve) => wait = setTimeout(resolve, delay));
       }
@@ -287,7 +290,7 @@ export async function authorizeFor(
 export function checkVariables(variables: unknown): void {
   if (variables != null) {
     // Variables may hold anything sensitive: even a number is described by its type only.
-    if (!isObject(variables)) throw invalidValue("variables", "an object", variables, false, true);
+    if (!isObject(variables)) fail("variables", "an object", variables, false, true);
     // A Map, a Date, a boxed string or an object with a toJSON would not be sent as the object it is.
     const kind = kindOf(variables);
     if (kind != "Object" || typeof variables.toJSON == "function") {

@@ -10,7 +10,7 @@
  */
 
 import { authorizeFor, type ClientState, clientState, send } from "./call.ts";
-import type { Document, PreparedDocument, VariablesObject } from "./document.ts";
+import type { Document, VariablesObject } from "./document.ts";
 import { chunkLoadFailed } from "./errors.ts";
 import {
   type ClientConfig,
@@ -74,7 +74,8 @@ export class ServiceClient {
    * Sends a query or mutation and resolves its `data`.
    *
    * @param document A GraphQL string (give the types as `<Response, Variables>`) or a typed document (types inferred).
-   * @param args The variables, then the per-request options.
+   * @param variables The variables (required when the operation has required variables).
+   * @param options The per-request options.
    * @returns The `data` of the response.
    * @throws {ServiceGraphQLError} When the response has errors, even with partial data.
    * @throws {ServiceHttpError} For a non-2xx status.
@@ -103,9 +104,9 @@ export class ServiceClient {
    */
   request<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
-    ...args: RequestArgs<TVariables>
+    ...[variables, options]: RequestArgs<TVariables>
   ): Promise<TData> {
-    return sendFrom(this, document, args, true) as Promise<TData>;
+    return send(states.get(this), document, variables, options, true) as Promise<TData>;
   }
 
   /**
@@ -113,7 +114,8 @@ export class ServiceClient {
    * throwing for GraphQL errors: partial data stays readable. Transport problems still throw.
    *
    * @param document A GraphQL string or a typed document.
-   * @param args The variables, then the per-request options.
+   * @param variables The variables (required when the operation has required variables).
+   * @param options The per-request options.
    * @returns The parsed GraphQL result.
    * @throws {ServiceHttpError | ServiceAbortError | ServiceNetworkError | ServiceResponseError | ServiceAuthError | TypeError | RangeError} As for `request`.
    *
@@ -132,16 +134,17 @@ export class ServiceClient {
    */
   requestRaw<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
-    ...args: RequestArgs<TVariables>
+    ...[variables, options]: RequestArgs<TVariables>
   ): Promise<GraphQLResult<TData>> {
-    return sendFrom(this, document, args, false) as Promise<GraphQLResult<TData>>;
+    return send(states.get(this), document, variables, options, false) as Promise<GraphQLResult<TData>>;
   }
 
   /**
    * Alias of {@link ServiceClient.request}, for queries.
    *
    * @param document A GraphQL string or a typed document.
-   * @param args The variables, then the per-request options.
+   * @param variables The variables (required when the operation has required variables).
+   * @param options The per-request options.
    * @returns The `data` of the response.
    *
    * @example Run a query
@@ -158,9 +161,9 @@ export class ServiceClient {
    */
   query<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
-    ...args: RequestArgs<TVariables>
+    ...[variables, options]: RequestArgs<TVariables>
   ): Promise<TData> {
-    return sendFrom(this, document, args, true) as Promise<TData>;
+    return send(states.get(this), document, variables, options, true) as Promise<TData>;
   }
 
   /**
@@ -168,7 +171,8 @@ export class ServiceClient {
    * was lost may have run; retry mutations only when they are idempotent.
    *
    * @param document A GraphQL string or a typed document.
-   * @param args The variables, then the per-request options.
+   * @param variables The variables (required when the operation has required variables).
+   * @param options The per-request options.
    * @returns The `data` of the response.
    *
    * @example Run a mutation
@@ -189,9 +193,9 @@ export class ServiceClient {
    */
   mutate<TData = unknown, TVariables extends object = VariablesObject>(
     document: Document<TData, TVariables>,
-    ...args: RequestArgs<TVariables>
+    ...[variables, options]: RequestArgs<TVariables>
   ): Promise<TData> {
-    return sendFrom(this, document, args, true) as Promise<TData>;
+    return send(states.get(this), document, variables, options, true) as Promise<TData>;
   }
 
   /**
@@ -218,28 +222,18 @@ export class ServiceClient {
     // The query is a module of its own, loaded the first time: the call's timeout and signal cover that.
     // The module is the prepared document (its `query`).
     const load = () => import("./introspection.ts").catch(chunkLoadFailed);
-    return sendFrom(this, undefined, [undefined, options], true, load) as Promise<IntrospectionQuery>;
+    return send(states.get(this), undefined, undefined, options, true, load) as Promise<IntrospectionQuery>;
   }
 }
 
 /**
  * Each client's state, kept out of the class: a `#private` field would make each copy of the class's
  * declarations (the ESM and the CommonJS one) a type of its own, refuse a hand-written fake that
- * implements it, and fail to compile where TypeScript targets ES5 (its default before 6.0).
+ * implements it, and fail to compile where TypeScript targets ES5 (its default before 6.0). A method
+ * taken off its object (`const { request } = client`) finds none: `send` refuses that, as a rejection
+ * (it is async), as it does every failure of a call.
  */
 const states = new WeakMap<ServiceClient, ClientState>();
-
-/** A call of `client`, whose failures all come out as a rejection (it is async: a throw rejects). */
-// deno-lint-ignore require-await -- async for its rejection, not for an await
-async function sendFrom(
-  client: ServiceClient,
-  document: unknown,
-  [variables, options]: readonly unknown[],
-  unwrap: boolean,
-  load?: () => Promise<PreparedDocument>,
-): Promise<unknown> {
-  return send(stateOf(states, client), document, variables, options, unwrap, load);
-}
 
 /**
  * Internal, for the `./realtime` entry (not exported by `mod.ts`): the client's options as checked at
@@ -268,9 +262,10 @@ export async function authorize(
 }
 
 /**
- * Internal (the realtime entry keeps its state the same way): what `states` holds for `owner`. A
- * method taken off its object (`const { request } = client`) is called without one, and so is the
- * realtime entry given something else than a `ServiceClient`.
+ * Internal, for the realtime entry (which keeps its state the same way): what `states` holds for
+ * `owner`. A method taken off its object (`const { subscribe } = realtime`) is called without one,
+ * and so is the realtime entry given something else than a `ServiceClient` (`send` refuses a
+ * client's method called without its client with the same error).
  *
  * @throws {TypeError} With `code: "INVALID_ARGUMENT"` when `owner` has no state.
  */

@@ -15,7 +15,7 @@
  */
 
 import { chunkLoadFailed } from "./errors.ts";
-import { invalidValue } from "./validate.ts";
+import { fail } from "./validate.ts";
 
 /**
  * The variables object of an operation.
@@ -153,12 +153,8 @@ export function prepareDocument(document: unknown): PreparedDocument | Promise<P
   const node = document as DocumentLike;
   // A string is sent as it is; a node, printed once and remembered. A blank text, given or printed,
   // is refused as a document that is neither is.
-  const checked = (query: string | undefined) => {
-    if (!query?.trim()) {
-      throw invalidValue("document", "a GraphQL string or document node", query ?? document);
-    }
-    return query;
-  };
+  const checked = (query: string | undefined) =>
+    query?.trim() ? query : fail("document", "a GraphQL string or document node", query ?? document);
   if (typeof document == "string" || document instanceof String) return { query: checked(document + "") };
   if (node?.kind != "Document" || !Array.isArray(node.definitions)) checked(undefined);
   return prepared.get(node) ??

@@ -479,17 +479,13 @@ export function isServiceError(value: unknown): value is AnyServiceError {
 
 // Names are set on the prototypes, as the built-in errors have them, because minifiers rename
 // classes: `constructor.name` is not the class's name in a bundle.
-for (
-  const [type, kind] of [
-    [ServiceError, ""],
-    [ServiceGraphQLError, "GraphQL"],
-    [ServiceHttpError, "Http"],
-    [ServiceAbortError, "Abort"],
-    [ServiceNetworkError, "Network"],
-    [ServiceResponseError, "Response"],
-    [ServiceAuthError, "Auth"],
-  ] as const
-) type.prototype.name = `Service${kind}Error`;
+ServiceError.prototype.name = "ServiceError";
+ServiceGraphQLError.prototype.name = "ServiceGraphQLError";
+ServiceHttpError.prototype.name = "ServiceHttpError";
+ServiceAbortError.prototype.name = "ServiceAbortError";
+ServiceNetworkError.prototype.name = "ServiceNetworkError";
+ServiceResponseError.prototype.name = "ServiceResponseError";
+ServiceAuthError.prototype.name = "ServiceAuthError";
 
 /**
  * Sets what the server sent as read-only, non-enumerable getters: `err.body` reads it, but

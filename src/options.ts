@@ -18,7 +18,6 @@ import {
   integer,
   invalid,
   invalidDescribed,
-  invalidValue,
   isObject,
   kindOf,
 } from "./validate.ts";
@@ -324,7 +323,7 @@ function checkUrl(url: unknown): string {
   } catch {
     // reported below
   }
-  throw invalidValue("url", "an absolute http(s) URL without credentials", url, false, true);
+  fail("url", "an absolute http(s) URL without credentials", url, false, true);
 }
 
 /** Copies caller headers into a record with lower-case names, refusing the reserved ones. */

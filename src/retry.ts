@@ -6,7 +6,7 @@
  */
 
 import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
-import { checkOptions, expectFunction, integer, invalidValue } from "./validate.ts";
+import { checkOptions, expectFunction, fail, integer } from "./validate.ts";
 
 /**
  * The retry policy. Without `retry`, a request makes one attempt. With it, missing fields take the
@@ -113,7 +113,7 @@ export function retryPolicy(retry: unknown): RetryPolicy {
   const { baseDelayMs, maxDelayMs } = policy;
   if (maxDelayMs < baseDelayMs) {
     if ("baseDelayMs" in given && "maxDelayMs" in given) {
-      throw invalidValue("retry.maxDelayMs", `at least retry.baseDelayMs (${baseDelayMs})`, maxDelayMs, true);
+      fail("retry.maxDelayMs", `at least retry.baseDelayMs (${baseDelayMs})`, maxDelayMs, true);
     }
     // The one given alone stands, and the other's default moves to it.
     policy.baseDelayMs = policy.maxDelayMs = given.baseDelayMs ?? maxDelayMs;

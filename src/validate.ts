@@ -49,17 +49,6 @@ export function invalidDescribed(
   return invalid(`Invalid ${field}: expected ${expected}, current value is ${current}`, range);
 }
 
-/** The error for a field that is not what was expected: {@link describe}s the value (a `secret` by its type only). */
-export function invalidValue(
-  field: string,
-  expected: string,
-  value: unknown,
-  range?: boolean,
-  secret?: boolean,
-): InvalidArgumentError {
-  return invalidDescribed(field, expected, describe(value, secret), range);
-}
-
 /**
  * Describes a value for a message: numbers and booleans as they are (unless `secret`: a key or a
  * token given as a number must not reach a log), everything else by type. A blank string is
@@ -67,7 +56,7 @@ export function invalidValue(
  */
 export const describe = (value: unknown, secret?: boolean): string =>
   value == null || !secret && /^(number|boolean|bigint)$/.test(typeof value)
-    ? String(value)
+    ? value + ""
     : Array.isArray(value)
     ? "an array"
     : typeof value == "string" && !value.trim()
@@ -134,7 +123,7 @@ export function expectOptions(
   known: readonly string[],
   loose?: boolean,
 ): asserts value is Record<string, unknown> {
-  if (!isObject(value)) throw invalidValue(field, "an object", value);
+  if (!isObject(value)) fail(field, "an object", value);
   for (const key in value) {
     if (known.includes(key) || value[key] === undefined) continue;
     const old = OLD_NAMES[key];
@@ -153,9 +142,18 @@ export function expectOptions(
 /** Checks one option: returns the value to keep, or throws naming `field`. */
 export type Check = (value: unknown, field: string) => unknown;
 
-/** Throws an {@link invalidValue} error: for a check that is an expression. */
-export function fail(field: string, expected: string, value: unknown, range?: boolean): never {
-  throw invalidValue(field, expected, value, range);
+/**
+ * Throws the error for a field that is not what was expected, {@link describe}ing the value (a
+ * `secret` by its type only): a statement, or an expression in a check.
+ */
+export function fail(
+  field: string,
+  expected: string,
+  value: unknown,
+  range?: boolean,
+  secret?: boolean,
+): never {
+  throw invalidDescribed(field, expected, describe(value, secret), range);
 }
 
 /**
