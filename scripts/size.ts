@@ -85,7 +85,9 @@ interface Budget {
    * raise of 10 B: an outside review's fix, a GraphQL error's message cut of the variables as the body
    * sent them, not as the caller's object holds them by the time of the error (+6 B). Then
    * 8,940 / 5,407 B: `fail` the one way to refuse a field's value, the error names written one per
-   * line, and a client's method calling `send` itself, which refuses a call without its client.
+   * line, and a client's method calling `send` itself, which refuses a call without its client. Then
+   * 8,963 / 5,433 B, a raise of 25 B: an outside review's fix, the variables written as JSON when the
+   * method is called, not after its first `await` (a reused or reset object sent its new values).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -97,14 +99,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 8_950,
+    ceiling: 8_970,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_415,
+    ceiling: 5_440,
     counts: "before-first-request",
   },
 ];

@@ -118,7 +118,7 @@ export async function send(
   // A client's method called without its client (`const { request } = client`) has no state.
   if (!state) throw invalid("Called without its client: bind the method");
   const request = requestConfig(options);
-  checkVariables(variables);
+  const variablesText = checkVariables(variables);
   // The request's options over the client's (it sets only the ones it has); timeouts, signals and
   // headers are taken from both. With no `maxResponseBytes`, at most 16 MiB of a body is read.
   const { url, fetch, retry: policy, maxResponseBytes = 16_777_216, operationName } = {
@@ -150,7 +150,7 @@ export async function send(
     for (let attempt = 1, resent = false, final = false;; attempt++) {
       try {
         throwIfEnded();
-        body ??= serialize(await load(document), variables, operationName);
+        body ??= serialize(await load(document), variablesText, operationName);
         // A call that ended while its document loaded calls no getter.
         throwIfEnded();
         // Auth is read now (a value at once, a getter awaited) and signed last; every attempt hands
@@ -286,39 +286,35 @@ export async function authorizeFor(
   return iam.signAttempt(state, url, checkRegion(auth.region), body, headers, secret as AwsCredentials);
 }
 
-/** Refuses variables that JSON would not send as the object they are. */
-export function checkVariables(variables: unknown): void {
-  if (variables != null) {
-    // Variables may hold anything sensitive: even a number is described by its type only.
-    if (!isObject(variables)) fail("variables", "an object", variables, false, true);
-    // A Map, a Date, a boxed string or an object with a toJSON would not be sent as the object it is.
-    const kind = kindOf(variables);
-    if (kind != "Object" || typeof variables.toJSON == "function") {
-      throw invalidDescribed(
-        "variables",
-        "a plain object",
-        kind == "Object" ? "an object with a toJSON method" : "a " + kind,
-      );
-    }
+/**
+ * Refuses variables that JSON would not send as the object they are, and returns their JSON text
+ * (none for none), written now: what the caller changes in its object afterwards is not sent.
+ */
+export function checkVariables(variables: unknown): string | undefined {
+  if (variables == null) return;
+  // Variables may hold anything sensitive: even a number is described by its type only.
+  if (!isObject(variables)) fail("variables", "an object", variables, false, true);
+  // A Map, a Date, a boxed string or an object with a toJSON would not be sent as the object it is.
+  const kind = kindOf(variables);
+  if (kind != "Object" || typeof variables.toJSON == "function") {
+    throw invalidDescribed(
+      "variables",
+      "a plain object",
+      kind == "Object" ? "an object with a toJSON method" : "a " + kind,
+    );
+  }
+  try {
+    return JSON.stringify(variables);
+  } catch (cause) {
+    throw invalid("Invalid variables: not serializable to JSON (a BigInt, or a cycle?)", false, cause);
   }
 }
 
-export function serialize(
-  document: PreparedDocument,
-  variables: unknown,
-  operationName?: string,
-): string {
-  try {
-    return JSON.stringify({
-      query: document.query,
-      variables: variables ?? undefined,
-      operationName: operationName ?? document.operationName,
-    });
-  } catch (cause) {
-    throw invalid(
-      "Invalid variables: not serializable to JSON (a BigInt, or a cycle?)",
-      false,
-      cause,
-    );
-  }
+/** The request body: the document's text and operation name, then the variables' JSON text as it was written. */
+export function serialize(document: PreparedDocument, variables?: string, operationName?: string): string {
+  const named = JSON.stringify({
+    query: document.query,
+    operationName: operationName ?? document.operationName,
+  });
+  return named.slice(0, -1) + (variables ? ',"variables":' + variables : "") + "}";
 }

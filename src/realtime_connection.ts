@@ -397,9 +397,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       };
       try {
         expectOptions(options ??= {}, "subscribe options", ["signal"]);
-        // The checks of request(): the same signals and variables are refused, with the same words.
+        // The checks of request(): the same signals and variables are refused, with the same words;
+        // the variables are written now, as the caller gave them.
         const { signal } = requestConfig(options);
-        checkVariables(variables);
+        const variablesText = checkVariables(variables);
         subscriptions.set(id, subscription); // a pending idle close sees it, and leaves the socket open
         // The subscription's signal and the client's (logout, shutdown) end it. One listener per
         // signal, however many subscriptions share it (Node warns past 10); none once it has ended.
@@ -409,7 +410,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         // A bad document throws here, and ends the subscription at once; a node is printed later.
         const prepared = prepareDocument(document);
         (async () => {
-          subscription.data = serialize(await prepared, variables);
+          subscription.data = serialize(await prepared, variablesText);
           if (ended) return;
           if (!socket) open();
           else if (state == "connected") start(id, subscription);

@@ -55,6 +55,26 @@ describe("client", () => {
       });
     });
 
+    it("sends the variables as they were when the method was called, whatever the caller does with its object then", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      const ECHO = "query Echo($m: String!) { echo(message: $m) }";
+      // One object reused in a loop, as a form's state is reset once submitted.
+      const variables: Record<string, unknown> = {};
+      const calls = ["first", "second", "third"].map((m) => {
+        variables.m = m;
+        return client.request<{ echo: string }>(ECHO, variables);
+      });
+      variables.m = "";
+      variables.self = variables; // and even one that no longer serializes
+      assert.deepEqual((await Promise.all(calls)).map(({ echo }) => echo), ["first", "second", "third"]);
+      // A document node waits for the printer before its first request: the variables do not.
+      const node = client.request<{ echo: string }>(parse(ECHO), { m: "node" });
+      const late: Record<string, unknown> = { m: "before" };
+      const waiting = client.request<{ echo: string }>(parse(ECHO), late);
+      late.m = "after";
+      assert.deepEqual([(await node).echo, (await waiting).echo], ["node", "before"]);
+    });
+
     it("omits variables and operationName when absent", async () => {
       const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
       await client.request("{ hello }");

@@ -453,6 +453,19 @@ describe("RealtimeClient", () => {
     }
   });
 
+  it("starts with the variables as they were when subscribe was called", async () => {
+    const realtime = realtimeOf();
+    const variables: Record<string, unknown> = { author: "alice" };
+    realtime.subscribe("subscription S($author: String) { onPost(author: $author) { id } }", variables)
+      .next();
+    variables.author = "bob";
+    variables.self = variables;
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    const [start] = [...server.connections[0]!.live.values()];
+    assert.deepEqual(JSON.parse(start!.payload.data).variables, { author: "alice" });
+    realtime.close();
+  });
+
   it("cuts the variables out as they were sent, whatever the app does with its object since", async () => {
     const SECRET = "alice@example.com-sentinel";
     const realtime = realtimeOf();
