@@ -272,7 +272,8 @@ const COMMON: Readonly<Record<string, Check>> = {
 const CLIENT: Readonly<Record<string, Check>> = {
   auth: checkAuth,
   url: checkUrl,
-  // Without a `fetch` option, the global one, looked up at each request (a mock installed later is used).
+  // Without a `fetch` option, the global one, looked up at each request (a mock installed later is used);
+  // checked here first, so that a runtime without one is told so at construction.
   fetch: (fetch, field) =>
     fetch !== undefined ? expectFunction(fetch, field) : expectFunction(globalThis.fetch, field, "fetch") &&
       ((input: string, init: FetchInit) => globalThis.fetch(input, init)),
