@@ -215,6 +215,28 @@ const lookupGetter: (this: object, key: string) => unknown =
 const CREDENTIAL_KEYS = ["accessKeyId", "secretAccessKey", "sessionToken"];
 
 /**
+ * The field of `auth`'s mode that holds its secret, and the header it goes into (none for iam), read
+ * at construction and at every attempt (a `type` changed since is checked again).
+ *
+ * @throws {TypeError} With `code: "INVALID_ARGUMENT"` for an unknown `type`.
+ */
+function fieldsOf(auth: Record<string, unknown>): readonly [field: string, header?: string] {
+  const { type } = auth;
+  if (!Object.hasOwn(FIELDS, type as string)) {
+    // An older client's name (`API_KEY`, or `mode: "API_KEY_MODE"`) gets the new one. Only such a
+    // name or a short word (a misspelt mode) is quoted: a longer one may be a key in the wrong field.
+    const old = OLD_NAMES[(type ?? auth.mode) as string];
+    throw invalidDescribed(
+      "auth.type",
+      "one of " + Object.keys(FIELDS).join(", "),
+      (typeof type == "string" && (old || /^\w{1,12}$/.test(type)) ? `"${type}"` : describe(type)) +
+        (old ? `; write \`type: "${old}"\`` + RENAMED : ""),
+    );
+  }
+  return FIELDS[type as keyof typeof FIELDS];
+}
+
+/**
  * Checks an auth configuration at construction, for JavaScript callers too. Messages describe
  * values by type only: a secret never appears (an unknown `type` is quoted only when it is a short
  * word, as a mode's name is, and not a key set in the wrong field). A key, token or credentials given
@@ -228,18 +250,7 @@ const CREDENTIAL_KEYS = ["accessKeyId", "secretAccessKey", "sessionToken"];
 export function checkAuth(auth: unknown): AuthOptions {
   if (!isObject(auth)) fail("auth", "an object", auth);
   const { type } = auth;
-  if (!Object.hasOwn(FIELDS, type as string)) {
-    // An older client's name (`API_KEY`, or `mode: "API_KEY_MODE"`) gets the new one. Only such a
-    // name or a short word (a misspelt mode) is quoted: a longer one may be a key in the wrong field.
-    const old = OLD_NAMES[(type ?? auth.mode) as string];
-    throw invalidDescribed(
-      "auth.type",
-      "one of " + Object.keys(FIELDS).join(", "),
-      (typeof type == "string" && (old || /^\w{1,12}$/.test(type)) ? `"${type}"` : describe(type)) +
-        (old ? `; write \`type: "${old}"\`` + RENAMED : ""),
-    );
-  }
-  const field = FIELDS[type as keyof typeof FIELDS][0];
+  const [field] = fieldsOf(auth);
   expectOptions(auth, "auth", type == "iam" ? ["type", "region", field] : ["type", field]);
   if (type == "iam") checkRegion(auth.region);
   // A value read through a property getter (its own or a class's `get`), as one given as a function,
@@ -299,20 +310,20 @@ export async function readAuth(
   auth: AuthOptions,
   headers: Readonly<Record<string, string>>,
 ): Promise<Record<string, string> | AwsCredentials> {
-  const [field, header] = FIELDS[auth.type] as readonly string[];
+  const [field, header] = fieldsOf(auth as unknown as Record<string, unknown>);
   let value: unknown, problem;
   try {
-    value = (auth as unknown as Record<string, unknown>)[field!];
+    value = (auth as unknown as Record<string, unknown>)[field];
     if (typeof value == "function") value = await value();
   } catch (cause) {
-    throw new ServiceAuthError(field!, "getter threw", cause);
+    throw new ServiceAuthError(field, "getter threw", cause);
   }
   try {
-    problem = secretProblem(field!, value);
+    problem = secretProblem(field, value);
   } catch (cause) {
     // A misspelt key (`SessionToken`), or a field whose own getter threw.
     throw new ServiceAuthError(
-      field!,
+      field,
       (cause as { code?: string }).code ? "has a misspelt key" : "could not be read",
       cause,
     );

@@ -335,6 +335,26 @@ describe("client", () => {
       }
     });
 
+    it("a type changed after construction is read again: a known one is used, an unknown one refused with a code", async () => {
+      const auth: Record<string, string> = { type: "apiKey", apiKey: API_KEY };
+      const client = new ServiceClient({ url: endpoint.url, auth: auth as unknown as AuthOptions });
+      const before = endpoint.requests.length;
+      auth.type = "lambda";
+      auth.authorizationToken = LAMBDA_TOKEN;
+      await client.request("{ hello }");
+      assert.equal(lastRequest().headers.authorization, LAMBDA_TOKEN);
+      assert.equal(lastRequest().headers["x-api-key"], undefined);
+      auth.type = "API_KEY";
+      const err = await rejection(client.request("{ hello }"));
+      assert.ok(err instanceof TypeError, String(err));
+      assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
+      assert.match(
+        err.message,
+        /^Invalid auth\.type: expected one of apiKey, .*"API_KEY"; write `type: "apiKey"`/,
+      );
+      assert.equal(endpoint.requests.length, before + 1, "nothing sent with an unknown type");
+    });
+
     it("getters a class inherits (a token store, iam credentials) are read per request, not at construction", async () => {
       let token: string | undefined = undefined;
       let reads = 0;
