@@ -88,6 +88,9 @@ interface Budget {
    * line, and a client's method calling `send` itself, which refuses a call without its client. Then
    * 8,963 / 5,433 B, a raise of 25 B: an outside review's fix, the variables written as JSON when the
    * method is called, not after its first `await` (a reused or reset object sent its new values).
+   * Then 8,974 / 5,446 B, a raise of 10 B: a method called on a Proxy of its client (Vue's
+   * `reactive()`) told so, where the message said only "bind the method" (+12 B), and an `auth.type`
+   * changed after construction checked again at each attempt (+1 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -99,14 +102,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 8_970,
+    ceiling: 8_980,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_440,
+    ceiling: 5_450,
     counts: "before-first-request",
   },
 ];

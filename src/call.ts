@@ -116,7 +116,7 @@ export async function send(
   load: (document: unknown) => PreparedDocument | Promise<PreparedDocument> = prepareDocument,
 ): Promise<unknown> {
   // A client's method called without its client (`const { request } = client`) has no state.
-  if (!state) throw invalid("Called without its client: bind the method");
+  if (!state) throw invalid("Called without its client: a method taken off it, or a Proxy of it");
   const request = requestConfig(options);
   const variablesText = checkVariables(variables);
   // The request's options over the client's (it sets only the ones it has); timeouts, signals and

@@ -271,6 +271,6 @@ export async function authorize(
  */
 export function stateOf<Owner extends object, State>(states: WeakMap<Owner, State>, owner: Owner): State {
   const state = states.get(owner);
-  if (!state) throw invalid("Called without its client: bind the method");
+  if (!state) throw invalid("Called without its client: a method taken off it, or a Proxy of it");
   return state;
 }

@@ -513,11 +513,13 @@ describe("client", () => {
     });
   });
 
-  describe("a method taken off its client", () => {
+  describe("a method taken off its client, or called on a Proxy of it", () => {
     it("rejects with INVALID_ARGUMENT, never a synchronous or untyped error, and sends nothing", async () => {
       const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
       const before = endpoint.requests.length;
       const { request, requestRaw, query, mutate, introspect } = client;
+      // A Proxy of the client (Vue's `reactive()`, a spy) calls the methods with itself as `this`.
+      const proxy = new Proxy(client, {});
       for (
         const call of [
           () => request("{ hello }"),
@@ -525,6 +527,7 @@ describe("client", () => {
           () => query("{ hello }"),
           () => mutate("{ hello }"),
           () => introspect(),
+          () => proxy.request("{ hello }"),
         ]
       ) {
         let pending: Promise<unknown> | undefined;
@@ -532,7 +535,7 @@ describe("client", () => {
         const err = await rejection(pending!);
         assert.ok(err instanceof TypeError, String(err));
         assert.equal((err as { code?: string }).code, "INVALID_ARGUMENT");
-        assert.match(err.message, /^Called without its client: bind the method$/);
+        assert.match(err.message, /^Called without its client: a method taken off it, or a Proxy of it$/);
       }
       assert.equal(endpoint.requests.length, before);
       // Bound, it works.
