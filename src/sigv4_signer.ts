@@ -230,8 +230,9 @@ export const recordSigner = <Key>(
       second = Math.floor(+date / 1000);
       lastDate = date.toISOString().replace(/\.\d+|\W/g, "");
     }
-    // Another signature may change the cached parts while this one waits: read them now.
-    const longDate = lastDate, canonicalTarget = path, secret = credentials.secretAccessKey;
+    // Another signature may change the cached parts while this one waits, and a refresh the
+    // credentials object in place (an SDK's): read them now, the key ID with its secret.
+    const longDate = lastDate, canonicalTarget = path, { accessKeyId, secretAccessKey: secret } = credentials;
     // Hashed first: on Web Crypto the hash runs off the main thread while the headers are worked out.
     const payloadHash = headers["x-amz-content-sha256"] ?? digest(0, body, 1);
     const scope = `${longDate.slice(0, 8)}/${region}/${service}/aws4_request`;
@@ -275,7 +276,7 @@ export const recordSigner = <Key>(
       1,
     );
     sent.authorization =
-      `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;
+      `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${names}, Signature=${signature}`;
     return sent;
   };
 };

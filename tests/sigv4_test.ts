@@ -287,6 +287,27 @@ describe("signing-key cache", () => {
     }
   });
 
+  it("the record signer signs with one key pair while credentials change in place, on each crypto", async () => {
+    // An SDK's credentials object is refreshed in place: a refresh that lands while a signature
+    // waits on its hashes must not put the new key ID beside the old secret's signature.
+    for (const primitives of [webOnly, nodePrimitives]) {
+      if (primitives === webOnly && !globalThis.crypto?.subtle) continue;
+      const make = () =>
+        recordSigner(primitives.fastHmacKey as KeyMaker<unknown>, primitives.fastDigest as Digest<unknown>);
+      const sign = make();
+      const credentials = { accessKeyId: KEY_ID, secretAccessKey: SECRET };
+      const pending = sign(String(request.url), {}, request.body!, { ...options, credentials });
+      Object.assign(credentials, { accessKeyId: "AKIDREFRESHED", secretAccessKey: "refreshed" });
+      const expected = await make()(
+        String(request.url),
+        {},
+        request.body!,
+        { ...options, credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET } },
+      );
+      assert.equal((await pending).authorization, expected.authorization);
+    }
+  });
+
   it("caches a key under the same name in signRequest's signer and the record signer", async () => {
     // Both signers name a key by the secret and the scope: a key either one derives, the other finds.
     const keys = new Map();
