@@ -329,5 +329,6 @@ export async function readAuth(
     );
   }
   if (problem[1]) throw new ServiceAuthError(problem[0], "is " + problem[1]);
-  return header ? { ...headers, [header]: value as string } : value as AwsCredentials;
+  // Trimmed, as fetch trims a header's value: the socket's JSON headers carry what HTTP sends.
+  return header ? { ...headers, [header]: (value as string).trim() } : value as AwsCredentials;
 }

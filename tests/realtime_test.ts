@@ -69,6 +69,14 @@ describe("RealtimeClient", () => {
     assert.deepEqual(await within(events.next(), "the end"), { value: undefined, done: true });
   });
 
+  it("sends a key or token trimmed, as fetch sends it over HTTP (an environment variable's stray space)", async () => {
+    const realtime = realtimeOf({ type: "apiKey", apiKey: ` ${API_KEY}\t` });
+    realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    assert.equal(server.connections[0]!.header!["x-api-key"], API_KEY);
+    assert.equal(startsOn(0)[0]!.payload.extensions.authorization["x-api-key"], API_KEY);
+  });
+
   it("closes the idle socket about a second after the last subscription ends", async () => {
     const states: ConnectionState[] = [];
     const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
