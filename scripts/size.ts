@@ -90,7 +90,11 @@ interface Budget {
    * method is called, not after its first `await` (a reused or reset object sent its new values).
    * Then 8,974 / 5,446 B, a raise of 10 B: a method called on a Proxy of its client (Vue's
    * `reactive()`) told so, where the message said only "bind the method" (+12 B), and an `auth.type`
-   * changed after construction checked again at each attempt (+1 B).
+   * changed after construction checked again at each attempt (+1 B). Then an outside review's
+   * fixes, the iam signer's key ID read with its secret (iam chunk only) and a header mode's secret
+   * sent trimmed (+3 B), paid for by a byte hunt with the same behaviour (the one-attempt retry default
+   * set with the client's state, the caller signals watched without a filtered list, the error
+   * classes' errors counted and picked with fewer steps, -17 B): 8,962 / 5,429 B.
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -102,14 +106,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 8_980,
+    ceiling: 8_970,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_450,
+    ceiling: 5_435,
     counts: "before-first-request",
   },
 ];

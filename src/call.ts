@@ -26,7 +26,7 @@ import {
 } from "./errors.ts";
 import { type ClientConfig, requestConfig } from "./options.ts";
 import { discard, type GraphQLResult, readText, resultOf } from "./response.ts";
-import { isRetryable } from "./retry.ts";
+import { isRetryable, type RetryPolicy } from "./retry.ts";
 import { fail, invalid, invalidDescribed, isObject, kindOf } from "./validate.ts";
 
 /** The iam module, once an iam client has loaded it. */
@@ -39,6 +39,8 @@ let backoff: typeof import("./backoff.ts") | undefined;
  * and what it learns: one flat object, so that a call reads `state.url`, not `state.config.url`.
  */
 export interface ClientState extends ClientConfig {
+  /** The client's retry policy: one attempt without a `retry` option. */
+  readonly retry: RetryPolicy;
   /** `content-type` and the client's headers. */
   readonly headers: Readonly<Record<string, string>>;
   /**
@@ -53,10 +55,12 @@ export interface ClientState extends ClientConfig {
 /** The state of a new client. */
 export function clientState(config: ClientConfig): ClientState {
   return {
+    // Without a `retry` option, one attempt only (its delays are never read).
+    retry: { attempts: 1 },
     ...config,
     headers: { "content-type": "application/json; charset=UTF-8", ...config.headers },
     origin: new URL(config.url).origin + "/",
-  };
+  } as ClientState;
 }
 
 /** The calls in flight on each caller signal. */
@@ -128,7 +132,6 @@ export async function send(
   const timeoutMs = Math.min(state.timeoutMs ?? Infinity, request.timeoutMs ?? Infinity);
   // On performance.now(), as the timer: a step of the wall clock changes nothing.
   const deadline = performance.now() + timeoutMs;
-  const callers = [state.signal, request.signal].filter(Boolean) as AbortSignal[];
   let ended: ServiceAbortError | undefined,
     endCall: ((reason: ServiceAbortError) => void) | undefined,
     attemptController: AbortController | undefined,
@@ -143,7 +146,8 @@ export async function send(
   const throwIfEnded = () => {
     if (ended) throw ended;
   };
-  const stops = callers.map((caller) => watch(caller, end));
+  // The client's signal and the request's, each watched when given.
+  const stops = [state.signal, request.signal].map((caller) => caller && watch(caller, end));
   const timer = timeoutMs < Infinity ? setTimeout(() => end(new ServiceAbortError("timeout")), timeoutMs) : 0;
 
   const attempts = async (): Promise<GraphQLResult> => {
@@ -159,7 +163,9 @@ export async function send(
         // A call that ended while its auth was read never sends. The attempt has a signal of its own:
         // Node's fetch leaves its listener on the signal it is given.
         throwIfEnded();
-        attemptController = callers[0] || timeoutMs < Infinity ? new AbortController() : undefined;
+        attemptController = state.signal || request.signal || timeoutMs < Infinity
+          ? new AbortController()
+          : undefined;
         let response;
         try {
           response = await fetch(url, {

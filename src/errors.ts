@@ -189,7 +189,7 @@ export class ServiceGraphQLError extends ServiceError {
   ) {
     // The first error says what went wrong (its own text, cut short), as every peer's message does;
     // each variable's value the server may quote is cut out of it.
-    const [first, ...more] = errors;
+    const [first] = errors;
     let text = first
       ? `${first.errorType ? first.errorType + ": " : ""}${first.message}`
       : "GraphQL request failed";
@@ -205,7 +205,7 @@ export class ServiceGraphQLError extends ServiceError {
     for (const value of values.sort((a, b) => b.length - a.length)) text = text.replaceAll(value, "…");
     super(
       "GRAPHQL_ERROR",
-      text.slice(0, 200) + (more.length ? ` (and ${more.length} more)` : ""),
+      text.slice(0, 200) + (errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""),
       { errors, data, extensions } as object,
     );
   }
@@ -263,7 +263,7 @@ export class ServiceHttpError extends ServiceError {
       statusText,
       headers: copy,
       body,
-      errors: Array.isArray(errors) ? errors.filter(isFormattedError) : isFormattedError(body) ? [body] : [],
+      errors: (Array.isArray(errors) ? errors : [body]).filter(isFormattedError),
     } as object);
     this.status = status;
   }

@@ -236,7 +236,6 @@ export interface RequestOptions {
 export interface ClientConfig extends RequestConfig {
   readonly url: string;
   readonly auth: AuthOptions;
-  readonly retry: RetryPolicy;
   readonly fetch: FetchFunction;
 }
 
@@ -288,16 +287,13 @@ const REQUEST: Readonly<Record<string, Check>> = {
 };
 
 /**
- * Checks the client options.
+ * Checks the client options: the ones given, and `auth`, `url` and `fetch` always (the client's state,
+ * `clientState` in `call.ts`, adds the one-attempt default of `retry`).
  *
  * @throws {TypeError | RangeError} Naming the field and its current value (secrets by type only).
  */
 export function clientConfig(options: unknown): ClientConfig {
-  return {
-    // Without a `retry` option, one attempt only (its delays are never read).
-    retry: { attempts: 1 },
-    ...checkOptions(options, "options", CLIENT, "", 3),
-  } as ClientConfig;
+  return checkOptions(options, "options", CLIENT, "", 3) as unknown as ClientConfig;
 }
 
 /**
