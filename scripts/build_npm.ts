@@ -8,7 +8,9 @@
  * - Runtime-specific files: the source imports `src/crypto.ts` (Web Crypto). Under the `node`
  *   condition (Node, Bun, Deno's npm mode, bundlers targeting Node) the package's `exports` lead to
  *   `npm/esm/`, whose files import `#crypto`, which package.json `imports` resolves to
- *   `src/crypto_node.js` (`node:crypto`); CommonJS (`npm/cjs/`) does the same. Everywhere else
+ *   `src/crypto_node.js` (`node:crypto`), and whose modules that the source loads with `import()` (the
+ *   printer, the iam signer, the retry waits, the introspection query) are imported with the file, as
+ *   fake timers need (see `eagerImports` in `npm/compile.ts`); CommonJS (`npm/cjs/`) does the same. Everywhere else
  *   (browsers, workers, bundlers for the web, esm.sh) `exports` lead to `npm/web/`, the same ESM
  *   with the source's own relative imports and no `#` import, so that a browser loading the files
  *   as they are (an import map for the package, no bundler) needs nothing else; there the files
@@ -166,6 +168,9 @@ export function buildNpm(): string[] {
         return mapped.startsWith(".") ? mapped.replace(/\.js$/, EXTENSIONS[format].js) : mapped;
       },
       optionalTypeImports: Object.keys(PEERS),
+      // The build of the `node` condition loads its lazy modules with the file; CommonJS's `import()`
+      // is already a `require` in a microtask.
+      eagerImports: format === "esm",
     }));
   }
 

@@ -50,6 +50,14 @@ export interface CompileOptions {
    * the imported types are `any`, instead of an error in the consumer's build (with `skipLibCheck` off).
    */
   readonly optionalTypeImports?: readonly string[];
+  /**
+   * Load the local modules that the source loads with `import()` (the printer, the iam signer, the
+   * retry waits, the introspection query) with the file instead: each `import("./x")` becomes a
+   * namespace import at the top and `Promise.resolve` of it. For the build that runtimes on a disk load
+   * (Node, Bun), where a lazy load saves no download but takes turns of the event loop, which fake
+   * timers do not wait for: a test that advances them would see the call's timeout fire first.
+   */
+  readonly eagerImports?: boolean;
 }
 
 /** Puts a `// @ts-ignore` above each `import type … from "<package>"` line of `packages` in declarations. */
@@ -127,7 +135,10 @@ export function compile(options: CompileOptions): string[] {
   for (const source of sources) {
     const root = source.fileName;
     const result = program.emit(source, writeFile, undefined, false, {
-      before: [rewriteSpecifiers<ts.SourceFile>(options.mapSpecifier)],
+      before: [
+        ...(options.eagerImports ? [eagerImports] : []),
+        rewriteSpecifiers<ts.SourceFile>(options.mapSpecifier),
+      ],
       afterDeclarations: [rewriteSpecifiers<ts.SourceFile | ts.Bundle>(options.mapSpecifier)],
     });
     if (result.emitSkipped || result.diagnostics.some((d) => d.category === ts.DiagnosticCategory.Error)) {
@@ -136,6 +147,37 @@ export function compile(options: CompileOptions): string[] {
   }
   return written;
 }
+
+/**
+ * A transformer that turns each `import("./…")` of a local module into `Promise.resolve(ns)`, where
+ * `ns` is a namespace import of that module added at the top of the file (see `eagerImports`).
+ */
+const eagerImports: ts.TransformerFactory<ts.SourceFile> = (context) => (root) => {
+  const { factory } = context;
+  const added: ts.ImportDeclaration[] = [];
+  const visit = (node: ts.Node): ts.Node => {
+    if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0]!) &&
+      node.arguments[0].text.startsWith(".")
+    ) {
+      const name = factory.createUniqueName("loaded");
+      added.push(factory.createImportDeclaration(
+        undefined,
+        factory.createImportClause(false, undefined, factory.createNamespaceImport(name)),
+        factory.createStringLiteral(node.arguments[0].text),
+      ));
+      return factory.createCallExpression(
+        factory.createPropertyAccessExpression(factory.createIdentifier("Promise"), "resolve"),
+        undefined,
+        [name],
+      );
+    }
+    return ts.visitEachChild(node, visit, context);
+  };
+  const visited = ts.visitEachChild(root, visit, context);
+  return added.length ? factory.updateSourceFile(visited, [...added, ...visited.statements]) : visited;
+};
 
 /** A transformer that passes every module specifier of a file through `map`. */
 function rewriteSpecifiers<T extends ts.SourceFile | ts.Bundle>(
