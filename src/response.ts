@@ -138,10 +138,14 @@ export async function readText(response: FetchResponse, max: number): Promise<st
     size = 0;
     for (const chunk of chunks) bytes.set(chunk, size), size += chunk.length;
   }
-  return decoder.decode(bytes);
+  return (decoder ??= new TextDecoder()).decode(bytes);
 }
 
-const decoder = new TextDecoder();
+/**
+ * Made at the first body read, not when the module loads: a test environment without one (Jest's
+ * jsdom) can still import the client.
+ */
+let decoder: TextDecoder | undefined;
 
 /** Cancels a body (or its reader) that will not be read, whatever the runtime answers. */
 export function discard(body: { cancel(): Promise<void> } | null | undefined): undefined {

@@ -4,6 +4,8 @@ import { ServiceClient, ServiceGraphQLError, ServiceHttpError, ServiceResponseEr
 import { type Endpoint, startEndpoint } from "./_server.ts";
 import { API_KEY, CREDENTIALS, REGION } from "./_fixtures.ts";
 import { rejection } from "./_fixtures.ts";
+import { spawnSync } from "node:child_process";
+import process from "node:process";
 
 let endpoint: Endpoint;
 
@@ -408,5 +410,38 @@ describe("responses", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(cancels, 1);
     });
+  });
+
+  // Jest's jsdom environment has no TextDecoder: importing the client there must not throw, and a
+  // body read as text needs none. A child process of this runtime loads what Jest loads (Deno: the
+  // source; Node and Bun: the CommonJS build) with TextDecoder gone.
+  it("the client loads, and reads a body as text, where the runtime has no TextDecoder", {
+    skip: !process.execPath && "no process.execPath to start this runtime again",
+  }, () => {
+    const deno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+    const module = deno
+      ? new URL("../mod.ts", import.meta.url).href
+      : new URL("../cjs/mod.cjs", import.meta.url).pathname;
+    const code = `delete globalThis.TextDecoder;
+      (async () => {
+        const { ServiceClient } = ${deno ? "await import" : "require"}(${JSON.stringify(module)});
+        const client = new ServiceClient({
+          url: "https://example.appsync-api.us-east-1.amazonaws.com/graphql",
+          auth: { type: "apiKey", apiKey: "da2-example" },
+          fetch: () => Promise.resolve({ ok: true, status: 200, headers: { get: () => null }, text: async () => '{"data":{"hello":"world"}}' }),
+        });
+        console.log(JSON.stringify([typeof globalThis.TextDecoder, await client.request("{ hello }")]));
+      })();`;
+    const child = spawnSync(
+      process.execPath,
+      deno ? ["eval", "--no-lock", "--no-check", code] : ["-e", code],
+      {
+        env: { ...process.env, NODE_OPTIONS: "" },
+        encoding: "utf8",
+        timeout: 30_000,
+      },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout.trim().split("\n").at(-1)!), ["undefined", { hello: "world" }]);
   });
 });
