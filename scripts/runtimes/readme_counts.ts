@@ -67,7 +67,7 @@ const CHECK_ROWS: ReadonlyArray<readonly [run: RegExp, row: RegExp]> = [
   [/^webpack [\d.]+ \(node/, /^webpack [\d.]+, `target: "node/],
 ];
 
-/** The versions a text names (`156`, `1.46.0`, `153.7.0esr` gives `153.7.0`). */
+/** The versions a text names (`156`, `1.46.0`, `153 ESR` gives `153`, `153.8.0esr` gives `153.8.0`). */
 const versionsIn = (text: string) => text.match(/\d+(?:\.\d+)+|(?<= )\d+(?= )/g) ?? [];
 
 /**
