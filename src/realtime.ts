@@ -165,8 +165,8 @@ export interface RealtimeOptions {
   readonly authIn?: "protocol" | "query" | undefined;
   /**
    * The real-time URL (`wss://…`), when it cannot be derived from the client's: a standard endpoint's
-   * `appsync-api` host becomes `appsync-realtime-api`; any other URL gets `/realtime` after its path
-   * (before its query). Given
+   * host (`<id>.appsync-api.<region>.amazonaws.com`, or `.com.cn`) becomes its `appsync-realtime-api`
+   * host; any other URL, a custom domain's, gets `/realtime` after its path (before its query). Given
    * or derived, it must be a `ws:` or `wss:` URL without a fragment (checked at construction).
    */
   readonly url?: string | undefined;

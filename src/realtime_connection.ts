@@ -93,9 +93,13 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     "webSocket",
     "WebSocket",
   ) as WebSocketConstructor;
+  // Only the standard host, `<id>.appsync-api.<region>.amazonaws.com` (or `.com.cn`), has a real-time
+  // host, `appsync-api` becoming `appsync-realtime-api` (the id is a word: its first `-api` is the
+  // service's); any other URL, a custom domain's, gets `/realtime` after its path. The client's URL is
+  // normalized (a lower-case scheme and host, a path from `/`).
   const url: string = (options as RealtimeOptions).url ??
-    (/^https:\/\/\w+\.appsync-api\./i.test(graphql)
-      ? graphql.replace("appsync-api", "appsync-realtime-api")
+    (/^https:\/\/\w+\.appsync-api\.[\w-]+\.amazonaws\.com(\.cn)?\//i.test(graphql)
+      ? graphql.replace("-api", "-realtime-api")
       : under("/realtime")).replace(/^http/i, "ws");
   if (authIn != "protocol" && authIn != "query") fail("authIn", '"protocol" or "query"', authIn);
   // As the WebSocket constructor checks it (a fragment, a bad port): it throws for what no retry mends.
@@ -173,8 +177,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       ws.onclose = () => clearTimeout(cut);
     }
     if (!subscriptions.size) return setState("closed");
-    if (state != "connecting") setState("reconnecting");
-    else if (attempt > 3) return end(error ?? new ServiceNetworkError());
+    if (state == "connecting") {
+      if (attempt > 3) return end(error ?? new ServiceNetworkError());
+    } else setState("reconnecting");
     subscriptions.forEach((subscription) => {
       subscription.acked = false;
       clearTimeout(subscription.wait);
@@ -197,7 +202,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     // None is left: `lost` drops the socket and says closed.
     lost();
   };
-  const start = async (id: string, subscription: Subscription) => {
+  const start = async (subscription: Subscription, id: string) => {
+    // Not ready yet (its document is still being prepared): `subscribe` starts it once it is ready.
+    if (!subscription.data) return;
     const current = socket;
     // Still on the socket it was started on, and not ended (no other subscription is ever under its id).
     const live = () => socket == current && subscriptions.has(id);
@@ -258,7 +265,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         300_000;
       rearm();
       setState("connected");
-      subscriptions.forEach((subscription, id) => subscription.data && start(id, subscription));
+      subscriptions.forEach(start);
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
       if (subscription) {
@@ -281,7 +288,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       lost();
     } else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
     else if (type == "complete") subscription?.end();
-    else if (type == "error" || type == "connection_error") failed(payload);
+    else if (type == "connection_error" || type == "error") failed(payload);
   };
   const open = async () => {
     // Nothing left to serve (the last subscription ended meanwhile): closed, as `lost` leaves it.
@@ -325,9 +332,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       return end(invalid("new WebSocket() threw " + (error as Error)?.name));
     }
     // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
+    ws.onclose = ws.onerror = () => socket == current && lost();
     ws.onopen = () => socket == current && send({ type: "connection_init" });
     ws.onmessage = (event) => socket == current && receive(event.data);
-    ws.onclose = ws.onerror = () => socket == current && lost();
   };
 
   return {
@@ -413,7 +420,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           subscription.data = serialize(await prepared, variablesText);
           if (ended) return;
           if (!socket) open();
-          else if (state == "connected") start(id, subscription);
+          else if (state == "connected") start(subscription, id);
         })().catch(subscription.end);
       } catch (error) {
         subscription.end(error);

@@ -149,8 +149,31 @@ describe("RealtimeClient", () => {
         "https://abc123.appsync-api.cn-north-1.amazonaws.com.cn/graphql",
         "wss://abc123.appsync-realtime-api.cn-north-1.amazonaws.com.cn/graphql",
       ],
+      // Any case: the client's URL is normalized, so the host is the standard one.
+      [
+        "HTTPS://ABC123.APPSYNC-API.EU-WEST-1.AMAZONAWS.COM/graphql",
+        "wss://abc123.appsync-realtime-api.eu-west-1.amazonaws.com/graphql",
+      ],
+      [
+        "https://ABC123.AppSync-Api.CN-NORTHWEST-1.AmazonAWS.com.CN/graphql",
+        "wss://abc123.appsync-realtime-api.cn-northwest-1.amazonaws.com.cn/graphql",
+      ],
+      [
+        "https://abc123.appsync-api.us-east-1.amazonaws.com/graphql?stage=prod",
+        "wss://abc123.appsync-realtime-api.us-east-1.amazonaws.com/graphql?stage=prod",
+      ],
       ["https://api.example.com/graphql", "wss://api.example.com/graphql/realtime"],
       ["https://api.example.com/graphql?stage=prod", "wss://api.example.com/graphql/realtime?stage=prod"],
+      // Custom domains that merely look like the standard host: no such realtime host exists for them.
+      ["https://abc.appsync-api.example.com/graphql", "wss://abc.appsync-api.example.com/graphql/realtime"],
+      [
+        "https://abc.appsync-api.us-east-1.amazonaws.com.example.net/graphql",
+        "wss://abc.appsync-api.us-east-1.amazonaws.com.example.net/graphql/realtime",
+      ],
+      [
+        "https://abc.appsync-api.us-east-1.amazonaws.community/graphql",
+        "wss://abc.appsync-api.us-east-1.amazonaws.community/graphql/realtime",
+      ],
       ["http://127.0.0.1:8080/v1/graphql", "ws://127.0.0.1:8080/v1/graphql/realtime"],
     ];
     for (const [graphql, expected] of cases) {
