@@ -94,7 +94,10 @@ interface Budget {
    * fixes, the iam signer's key ID read with its secret (iam chunk only) and a header mode's secret
    * sent trimmed (+3 B), paid for by a byte hunt with the same behaviour (the one-attempt retry default
    * set with the client's state, the caller signals watched without a filtered list, the error
-   * classes' errors counted and picked with fewer steps, -17 B): 8,962 / 5,429 B.
+   * classes' errors counted and picked with fewer steps, -17 B): 8,962 / 5,429 B. Then
+   * 8,980 / 5,443 B, a raise of 15 / 15 B: the response's decoder made at the first body read (+2 B),
+   * so that Jest's jsdom environment can import the client, and the flag that makes Vue's `reactive()`,
+   * `ref()` and Pinia leave a client unwrapped, whose methods failed through their Proxy (+12 B).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -106,14 +109,14 @@ const BUDGETS: readonly Budget[] = [
     name: "(a) everything",
     entry: "scripts/size/everything.ts",
     budget: 5_120,
-    ceiling: 8_970,
+    ceiling: 8_985,
     counts: "all",
   },
   {
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_435,
+    ceiling: 5_450,
     counts: "before-first-request",
   },
 ];

@@ -235,6 +235,10 @@ export class ServiceClient {
  */
 const states = new WeakMap<ServiceClient, ClientState>();
 
+// Vue's `reactive()`, `ref()` and Pinia stores leave an object with this flag as it is (what
+// `markRaw` sets), instead of wrapping it in a Proxy, through which no method would find its state.
+(ServiceClient.prototype as unknown as { __v_skip: boolean }).__v_skip = true;
+
 /**
  * Internal, for the `./realtime` entry (not exported by `mod.ts`): the client's options as checked at
  * construction (its endpoint URL, its signal).

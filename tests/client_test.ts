@@ -16,6 +16,7 @@ import { rejection } from "./_fixtures.ts";
 import type { Dispatcher } from "undici";
 import process from "node:process";
 import { spawnSync } from "node:child_process";
+import { isProxy, reactive, ref, shallowReactive } from "@vue/reactivity";
 
 let endpoint: Endpoint;
 
@@ -540,6 +541,23 @@ describe("client", () => {
       assert.equal(endpoint.requests.length, before);
       // Bound, it works.
       assert.deepEqual(await request.call(client, "{ hello }"), { hello: "world" });
+    });
+  });
+
+  describe("held in Vue's reactive state", () => {
+    it("reactive(), ref() and a store's state leave the client as it is, so its methods work", async () => {
+      const client = new ServiceClient({ url: endpoint.url, auth: { type: "apiKey", apiKey: API_KEY } });
+      const state = reactive({ client, nested: { client } });
+      const store = shallowReactive({ client });
+      for (
+        const held of [state.client, state.nested.client, ref(client).value, reactive(client), store.client]
+      ) {
+        assert.equal(held, client);
+        assert.equal(isProxy(held), false);
+        assert.deepEqual(await held.request("{ hello }"), { hello: "world" });
+      }
+      // The flag Vue reads is the prototype's: the client itself has no key of its own.
+      assert.deepEqual(Object.keys(client), []);
     });
   });
 
