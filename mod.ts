@@ -35,7 +35,7 @@
  * @module
  */
 
-export { type RequestArgs, ServiceClient } from "./src/client.ts";
+export { type IntrospectionResult, type RequestArgs, ServiceClient } from "./src/client.ts";
 export type {
   FetchFunction,
   FetchInit,

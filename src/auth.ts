@@ -58,13 +58,13 @@ export interface ApiKeyAuth {
   /** The API key (`da2-…`), or a getter returning it. */
   readonly apiKey: Getter<string>;
   /** Not part of this mode. */
-  readonly jwtToken?: never;
+  readonly jwtToken?: undefined;
   /** Not part of this mode. */
-  readonly authorizationToken?: never;
+  readonly authorizationToken?: undefined;
   /** Not part of this mode. */
-  readonly region?: never;
+  readonly region?: undefined;
   /** Not part of this mode. */
-  readonly credentials?: never;
+  readonly credentials?: undefined;
 }
 
 /**
@@ -85,13 +85,13 @@ export interface UserPoolAuth {
   /** The identity token, or a getter returning a fresh one. */
   readonly jwtToken: Getter<string>;
   /** Not part of this mode. */
-  readonly apiKey?: never;
+  readonly apiKey?: undefined;
   /** Not part of this mode. */
-  readonly authorizationToken?: never;
+  readonly authorizationToken?: undefined;
   /** Not part of this mode. */
-  readonly region?: never;
+  readonly region?: undefined;
   /** Not part of this mode. */
-  readonly credentials?: never;
+  readonly credentials?: undefined;
 }
 
 /**
@@ -111,13 +111,13 @@ export interface OidcAuth {
   /** The access token, or a getter returning a fresh one. */
   readonly jwtToken: Getter<string>;
   /** Not part of this mode. */
-  readonly apiKey?: never;
+  readonly apiKey?: undefined;
   /** Not part of this mode. */
-  readonly authorizationToken?: never;
+  readonly authorizationToken?: undefined;
   /** Not part of this mode. */
-  readonly region?: never;
+  readonly region?: undefined;
   /** Not part of this mode. */
-  readonly credentials?: never;
+  readonly credentials?: undefined;
 }
 
 /**
@@ -137,13 +137,13 @@ export interface LambdaAuth {
   /** The opaque token, or a getter returning it. */
   readonly authorizationToken: Getter<string>;
   /** Not part of this mode. */
-  readonly apiKey?: never;
+  readonly apiKey?: undefined;
   /** Not part of this mode. */
-  readonly jwtToken?: never;
+  readonly jwtToken?: undefined;
   /** Not part of this mode. */
-  readonly region?: never;
+  readonly region?: undefined;
   /** Not part of this mode. */
-  readonly credentials?: never;
+  readonly credentials?: undefined;
 }
 
 /**
@@ -170,11 +170,11 @@ export interface IamAuth {
   /** The credentials, or a sync or async provider returning fresh ones. */
   readonly credentials: Getter<AwsCredentials>;
   /** Not part of this mode. */
-  readonly apiKey?: never;
+  readonly apiKey?: undefined;
   /** Not part of this mode. */
-  readonly jwtToken?: never;
+  readonly jwtToken?: undefined;
   /** Not part of this mode. */
-  readonly authorizationToken?: never;
+  readonly authorizationToken?: undefined;
 }
 
 /**

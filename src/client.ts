@@ -23,6 +23,22 @@ import type { GraphQLResult } from "./response.ts";
 import type { IntrospectionQuery } from "graphql";
 
 /**
+ * What `introspect()` resolves: `graphql`'s `IntrospectionQuery` where that optional peer dependency
+ * is installed; without it, `{ __schema }` with the schema `unknown`, never `any`.
+ *
+ * @example Read the query type's name
+ * ```ts
+ * import type { IntrospectionResult } from "@seed/service-client";
+ *
+ * const queryTypeName = (result: IntrospectionResult) => result.__schema.queryType.name;
+ * console.log(typeof queryTypeName); // "function"
+ * ```
+ */
+// An import left unresolved (no `graphql`) is an error type: `unknown extends` tells it from a real one.
+export type IntrospectionResult = unknown extends IntrospectionQuery ? { readonly __schema: unknown }
+  : IntrospectionQuery;
+
+/**
  * The arguments after the document: the variables (required when the operation has required
  * variables, optional otherwise) and the per-request options.
  *
@@ -103,6 +119,7 @@ export class ServiceClient {
    * ```
    */
   request<TData = unknown, TVariables extends object = VariablesObject>(
+    this: ServiceClient,
     document: Document<TData, TVariables>,
     ...[variables, options]: RequestArgs<TVariables>
   ): Promise<TData> {
@@ -133,6 +150,7 @@ export class ServiceClient {
    * ```
    */
   requestRaw<TData = unknown, TVariables extends object = VariablesObject>(
+    this: ServiceClient,
     document: Document<TData, TVariables>,
     ...[variables, options]: RequestArgs<TVariables>
   ): Promise<GraphQLResult<TData>> {
@@ -160,6 +178,7 @@ export class ServiceClient {
    * ```
    */
   query<TData = unknown, TVariables extends object = VariablesObject>(
+    this: ServiceClient,
     document: Document<TData, TVariables>,
     ...[variables, options]: RequestArgs<TVariables>
   ): Promise<TData> {
@@ -192,6 +211,7 @@ export class ServiceClient {
    * ```
    */
   mutate<TData = unknown, TVariables extends object = VariablesObject>(
+    this: ServiceClient,
     document: Document<TData, TVariables>,
     ...[variables, options]: RequestArgs<TVariables>
   ): Promise<TData> {
@@ -202,7 +222,7 @@ export class ServiceClient {
    * Sends the standard introspection query and resolves the schema.
    *
    * @param options Per-request options.
-   * @returns The `IntrospectionQuery` result (`{ __schema }`), as `graphql`'s types describe it.
+   * @returns The `IntrospectionQuery` result (`{ __schema }`): see {@link IntrospectionResult}.
    * @throws {ServiceGraphQLError} When the service refuses introspection (it can be disabled).
    *
    * @example List the schema's object types
@@ -218,11 +238,11 @@ export class ServiceClient {
    * console.log(__schema.queryType.name); // "Query"
    * ```
    */
-  introspect(options?: RequestOptions): Promise<IntrospectionQuery> {
+  introspect(this: ServiceClient, options?: RequestOptions): Promise<IntrospectionResult> {
     // The query is a module of its own, loaded the first time: the call's timeout and signal cover that.
     // The module is the prepared document (its `query`).
     const load = () => import("./introspection.ts").catch(chunkLoadFailed);
-    return send(states.get(this), undefined, undefined, options, true, load) as Promise<IntrospectionQuery>;
+    return send(states.get(this), undefined, undefined, options, true, load) as Promise<IntrospectionResult>;
   }
 }
 

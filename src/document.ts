@@ -113,12 +113,17 @@ export interface DocumentNode {
  * (`TypedDocumentNode`, codegen's `TypedDocumentString`, gql.tada's documents) from which the
  * result and variables types are inferred.
  *
- * @example A string typed by hand
- * ```ts
- * import type { Document } from "@seed/service-client";
+ * A string constant annotated `Document<TData, TVariables>` is narrowed to `string` by TypeScript and
+ * loses both types: give the types at the call (`request<TData, TVariables>(…)`), or keep them on the
+ * string with `as`, as below.
  *
- * const HelloQuery: Document<{ hello: string }, Record<string, never>> = "query { hello }";
- * console.log(HelloQuery);
+ * @example A string typed by hand, the types kept by an assertion
+ * ```ts
+ * import type { DocumentTypeDecoration } from "@seed/service-client";
+ *
+ * type Hello = { hello: string };
+ * const HelloQuery = "query { hello }" as string & DocumentTypeDecoration<Hello, Record<string, never>>;
+ * console.log(HelloQuery); // "query { hello }"
  * ```
  */
 export type Document<TData = unknown, TVariables = Variables> =

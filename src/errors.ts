@@ -101,7 +101,7 @@ export interface GraphQLFormattedError {
   /** The data the resolver attached to the error, when it did. */
   readonly data?: unknown;
   /** Extensions, for servers that use them. */
-  readonly extensions?: Readonly<Record<string, unknown>>;
+  readonly extensions?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**

@@ -107,15 +107,19 @@ export interface FetchResponse {
   readonly text: () => Promise<string>;
   /**
    * The body as a stream of bytes (the `ReadableStream` of any fetch: the runtime's, undici's): read
-   * chunk by chunk, so that `maxResponseBytes` bounds what is kept.
+   * chunk by chunk, so that `maxResponseBytes` bounds what is kept. A Node stream (node-fetch's body)
+   * is not read as one: the body is read by `text()`, then measured.
    */
-  readonly body?: {
-    getReader?(): {
-      read(): Promise<{ done: false; value: Uint8Array } | { done: true; value?: Uint8Array | undefined }>;
+  readonly body?:
+    | {
+      getReader?(): {
+        read(): Promise<{ done: false; value: Uint8Array } | { done: true; value?: Uint8Array | undefined }>;
+        cancel(): Promise<void>;
+      };
       cancel(): Promise<void>;
-    };
-    cancel(): Promise<void>;
-  } | null;
+    }
+    | { readonly pipe: unknown; readonly getReader?: undefined; readonly cancel?: undefined }
+    | null;
   /** `"cors"` for a browser's cross-origin response, whose `content-encoding` may be hidden. */
   readonly type?: string;
   /**

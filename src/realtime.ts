@@ -360,6 +360,7 @@ export class RealtimeClient {
    * ```
    */
   subscribe<TData = unknown, TVariables extends object = VariablesObject>(
+    this: RealtimeClient,
     document: Document<TData, TVariables>,
     ...args: SubscribeArgs<TVariables>
   ): Subscription<TData> {
@@ -372,9 +373,11 @@ export class RealtimeClient {
    *
    * @param document A GraphQL string or a typed document.
    * @param variables The variables (`undefined` when the operation has none).
-   * @param onData Called with each event's data.
-   * @param onError Called once with the error that ended the subscription, or that `onData` threw
-   * (the subscription then ends). It must not throw: what it throws is an unhandled rejection.
+   * @param onData Called with each event's data. An async one is awaited before the next event, in
+   * order, and its rejection is what it threw.
+   * @param onError Called once with the error that ended the subscription, or that `onData` threw or
+   * rejected with (the subscription then ends). It must not throw: what it throws is an unhandled
+   * rejection.
    * @returns A function that ends the subscription (it sends `stop`).
    * @throws {TypeError} When `onData` or `onError` is not a function (code `INVALID_ARGUMENT`).
    *
@@ -396,16 +399,17 @@ export class RealtimeClient {
    * ```
    */
   listen<TData = unknown, TVariables extends object = VariablesObject>(
+    this: RealtimeClient,
     document: Document<TData, TVariables>,
     variables: SubscribeArgs<TVariables>[0],
-    onData: (data: TData) => void,
+    onData: (data: TData) => void | PromiseLike<void>,
     onError: (error: unknown) => void,
   ): () => void {
     expectFunction(onData, "onData");
     expectFunction(onError, "onError");
     const events = stateOf(links, this).subscribe(document, [variables]) as Subscription<TData>;
     (async () => {
-      for await (const data of events) onData(data);
+      for await (const data of events) await onData(data);
     })().catch(onError);
     return () => void events.return();
   }
@@ -440,7 +444,7 @@ export class RealtimeClient {
    * console.log(realtime.state); // "closed"
    * ```
    */
-  close(): void {
+  close(this: RealtimeClient): void {
     stateOf(links, this).close();
   }
 }

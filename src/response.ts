@@ -40,7 +40,7 @@ export type GraphQLResult<TData = unknown> =
     /** No errors. */
     readonly errors?: undefined;
     /** The response's extensions, when the server sent any. */
-    readonly extensions?: Readonly<Record<string, unknown>>;
+    readonly extensions?: Readonly<Record<string, unknown>> | undefined;
   }
   | {
     /** The data: partial, `null`, or absent. */
@@ -48,7 +48,7 @@ export type GraphQLResult<TData = unknown> =
     /** The formatted GraphQL errors (an empty list only next to data). */
     readonly errors: readonly GraphQLFormattedError[];
     /** The response's extensions, when the server sent any. */
-    readonly extensions?: Readonly<Record<string, unknown>>;
+    readonly extensions?: Readonly<Record<string, unknown>> | undefined;
   };
 
 /**
@@ -148,11 +148,11 @@ export async function readText(response: FetchResponse, max: number): Promise<st
 let decoder: TextDecoder | undefined;
 
 /** Cancels a body (or its reader) that will not be read, whatever the runtime answers. */
-export function discard(body: { cancel(): Promise<void> } | null | undefined): undefined {
+export function discard(body: { cancel?: (() => Promise<void>) | undefined } | null | undefined): undefined {
   try {
-    body?.cancel().catch(() => {});
+    (body as { cancel(): Promise<void> } | null | undefined)?.cancel().catch(() => {});
   } catch {
-    // Bun 1.0 throws at once for a body that is done
+    // Bun 1.0 throws at once for a body that is done; a Node stream (node-fetch's) has no `cancel`
   }
   return undefined;
 }

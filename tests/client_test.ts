@@ -523,10 +523,15 @@ describe("client", () => {
       const proxy = new Proxy(client, {});
       for (
         const call of [
+          // @ts-expect-error TS2684: the types refuse it too (`this: ServiceClient`)
           () => request("{ hello }"),
+          // @ts-expect-error TS2684: the types refuse it too (`this: ServiceClient`)
           () => requestRaw("{ hello }"),
+          // @ts-expect-error TS2684: the types refuse it too (`this: ServiceClient`)
           () => query("{ hello }"),
+          // @ts-expect-error TS2684: the types refuse it too (`this: ServiceClient`)
           () => mutate("{ hello }"),
+          // @ts-expect-error TS2684: the types refuse it too (`this: ServiceClient`)
           () => introspect(),
           () => proxy.request("{ hello }"),
         ]

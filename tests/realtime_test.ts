@@ -648,6 +648,31 @@ describe("RealtimeClient", () => {
     await server.until(() => server.connections[0]!.live.size === 0, "the stop");
   });
 
+  it("listen(): an async onData is awaited in order, and its rejection goes to onError and ends it", async () => {
+    const realtime = realtimeOf();
+    const handled: number[] = [];
+    const rejected = new Error("a failed write");
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => releaseFirst = resolve);
+    const caught = new Promise((resolve) =>
+      realtime.listen<{ n: number }>("subscription { n }", undefined, async ({ n }) => {
+        if (n === 1) await firstHeld;
+        handled.push(n);
+        if (n === 2) throw rejected;
+      }, resolve)
+    );
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    server.publish({ data: { n: 1 } });
+    server.publish({ data: { n: 2 } });
+    // The second event waits for the first handler, which is still pending.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(handled, []);
+    releaseFirst();
+    assert.equal(await within(caught, "the rejection"), rejected);
+    assert.deepEqual(handled, [1, 2]);
+    await server.until(() => server.connections[0]!.live.size === 0, "the stop");
+  });
+
   it("refuses unknown options and bad arguments with INVALID_ARGUMENT", async () => {
     const client = new ServiceClient({ url: server.url, auth: { type: "apiKey", apiKey: API_KEY } });
     assert.throws(

@@ -145,7 +145,10 @@ export function fieldOfAnotherMode(): void {
   auth({ type: "apiKey", apiKey: key, token: key });
 }
 
-/** The same mistakes through a variable (no excess-property check): the `?: never` fields still reject them. */
+/**
+ * The same mistakes through a variable (no excess-property check): the `?: undefined` fields still
+ * reject them.
+ */
 export function fieldOfAnotherModeThroughAVariable(): void {
   const userpoolWithKey = { type: "userpool" as const, jwtToken: key, apiKey: key };
   const apiKeyWithRegion = { type: "apiKey" as const, apiKey: key, region: "us-east-1" };
@@ -158,13 +161,22 @@ export function fieldOfAnotherModeThroughAVariable(): void {
   auth(iamWithToken);
 }
 
+/** Another mode's field given as `undefined` is left out, in the types as at run time. */
+export function fieldOfAnotherModeUndefined(region?: string): void {
+  auth({ type: "apiKey", apiKey: key, region: undefined });
+  auth({ type: "userpool", jwtToken: key, apiKey: undefined, credentials: undefined });
+  const config = { type: "apiKey" as const, apiKey: key, region };
+  // @ts-expect-error TS2345 'region': a region that may be a string is another mode's field
+  auth(config);
+}
+
 /** A field of the wrong type, or an unknown mode. */
 export function wrongFieldType(): void {
   // @ts-expect-error TS2322: the API key is a string
   auth({ type: "apiKey", apiKey: 42 });
   // @ts-expect-error TS2322: the JWT is a string, not null
   auth({ type: "userpool", jwtToken: null });
-  // @ts-expect-error TS2379 'jwtToken': the OIDC token is a string, not undefined
+  // @ts-expect-error TS2345 'jwtToken': the OIDC token is a string, not undefined
   auth({ type: "oidc", jwtToken: undefined });
   // @ts-expect-error TS2353 'token': the lambda token is a string, not an object
   auth({ type: "lambda", authorizationToken: { token: key } });

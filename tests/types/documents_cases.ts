@@ -13,7 +13,14 @@
 
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { DocumentNode as GraphQLDocumentNode } from "graphql";
-import type { Document, RequestArgs, RequestOptions, ServiceClient, Variables } from "../../mod.ts";
+import type {
+  Document,
+  DocumentTypeDecoration,
+  RequestArgs,
+  RequestOptions,
+  ServiceClient,
+  Variables,
+} from "../../mod.ts";
 import { assertType, type IsExact } from "./_assert.ts";
 import type { Exact, InputMaybe, NoVariables, TypedDocumentString } from "./_codegen_shapes.ts";
 
@@ -58,6 +65,17 @@ export async function stringDocuments(): Promise<void> {
   const hello = await client.request<Hello>("{ hello }");
   assertType<IsExact<typeof hello, Hello>>();
   const post = await client.request<Post, PostVariables>(POST, { id: "1" });
+  // Typed by an assertion to `string & DocumentTypeDecoration`: both types inferred from the string.
+  const HelloTyped = "{ hello }" as string & DocumentTypeDecoration<Hello, Record<string, never>>;
+  const typed = await client.request(HelloTyped);
+  assertType<IsExact<typeof typed, Hello>>();
+  const PostTyped = POST as string & DocumentTypeDecoration<Post, PostVariables>;
+  const typedPost = await client.request(PostTyped, { id: "1" });
+  assertType<IsExact<typeof typedPost, Post>>();
+  // @ts-expect-error TS2554: the operation has a required variable
+  await client.request(PostTyped);
+  // @ts-expect-error TS2353 'titel': an excess variable
+  await client.request(PostTyped, { id: "1", titel: "x" });
   assertType<IsExact<typeof post, Post>>();
   const withOptions = await client.request<Post, PostVariables>(POST, { id: "1" }, { timeoutMs: 1_000 });
   assertType<IsExact<typeof withOptions, Post>>();

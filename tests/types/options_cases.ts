@@ -39,7 +39,19 @@ export async function accepted(): Promise<void> {
   await client.mutate("mutation { addPost { id } }", undefined, { retry: { attempts: 1 } });
   await client.request("{ hello }", undefined, { headers: { "x-request-id": "r-2" } });
   assertType<IsExact<HeaderValues, Readonly<Record<string, string | undefined>> | Headers>>();
+  // A fetch whose body is a Node stream, as node-fetch's types declare it: no web stream methods.
+  options({ url, auth, fetch: nodeStyleFetch });
 }
+
+/** node-fetch's shape: a Response whose `body` is a Node readable stream. */
+declare function nodeStyleFetch(input: string, init?: { method?: string; body?: string }): Promise<{
+  ok: boolean;
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text(): Promise<string>;
+  body: { readable: boolean; pipe<T>(destination: T): T; read(size?: number): string | Uint8Array | null };
+}>;
 
 /** Options whose value may be `undefined` (the project compiles with exactOptionalPropertyTypes). */
 export async function explicitlyUndefined(
@@ -82,4 +94,16 @@ export function rejected(): void {
   perRequest({ retry: 3 });
   // @ts-expect-error TS2322 'string': `shouldRetry` answers a boolean (or a Promise of one)
   perRequest({ retry: { shouldRetry: () => "yes" } });
+}
+
+/** A method taken off its client does not compile: it would reject at run time. */
+export async function methodTakenOff(): Promise<void> {
+  const { request, introspect } = client;
+  // @ts-expect-error TS2684: called without its client
+  await request("{ hello }");
+  // @ts-expect-error TS2684: called without its client
+  await introspect();
+  await request.call(client, "{ hello }");
+  const bound = client.request.bind(client);
+  await bound("{ hello }");
 }

@@ -1,8 +1,8 @@
 // A consumer of the npm package with neither optional peer installed (no `graphql`, no
 // `@graphql-typed-document-node/core`): a Node project (`types: ["node"]`, `lib: es2022`, and with
 // the DOM's too in one mode), compiled with skipLibCheck off: see ../run.ts. String documents,
-// every auth mode, errors and the signer must type-check without either peer; `introspect()` is then
-// typed `any` (the type comes from `graphql`). undici (a dev dependency) stands for the fetch a Node
+// every auth mode, errors and the signer must type-check without either peer; `introspect()` then
+// resolves `{ __schema: unknown }`, never `any`. undici (a dev dependency) stands for the fetch a Node
 // project passes as the `fetch` option.
 // Each @ts-expect-error proves the types arrived: were they `any`, the directive would be unused.
 import { type AuthOptions, isServiceError, ServiceClient, ServiceHttpError } from "@seed/service-client";
@@ -16,6 +16,8 @@ export async function main(): Promise<void> {
     signal: new AbortController().signal,
   });
   const schema = await client.introspect();
+  // @ts-expect-error without graphql the schema is unknown: were it `any`, this would compile
+  void schema.__schema.queryType;
   const request: SignableRequest = { method: "POST", url: "https://x.test/graphql", headers: [["a", "b"]] };
   const signed: Headers = await signRequest(request, {
     region: "us-east-1",
