@@ -5,7 +5,11 @@
  * module listed explicitly (workerd loads only what it is given, chunks included). Its outbound
  * fetches go to the network with `local` allowed, so it reaches the loopback endpoint.
  *
- * It runs every check of `checks/checks.ts` (apiKey and iam among them) inside the worker.
+ * It runs every check of `checks/checks.ts` (apiKey and iam among them) inside the worker, then the
+ * real-time checks of `checks/realtime_checks.ts` (the package's `./realtime` entry, bundled with the
+ * rest, through workerd's global `WebSocket`) against the local real-time server, in one request
+ * and across two requests of a Durable Object, and checks what that server saw
+ * (`checks/realtime_host.ts`).
  *
  * Usage: `deno task test:worker` (`--no-build` to use npm/ as built).
  *
@@ -19,6 +23,12 @@ import { join } from "node:path";
 import { bundle, type OutputFile, stopBundler } from "../npm/bundle.ts";
 import { type CheckLine, prepare, reportChecks, type RunResult, runScript } from "./common.ts";
 import { startRuntimeEndpoint } from "./endpoint.ts";
+import {
+  AFTER_HELD_CHECKS,
+  AFTER_REALTIME_CHECKS,
+  serverLine,
+  startAnsweringServer,
+} from "./checks/realtime_host.ts";
 
 /** The compatibility date the worker runs under. */
 const COMPATIBILITY_DATE = "2025-09-01";
@@ -41,7 +51,7 @@ export async function runWorker(): Promise<RunResult[]> {
   const results: RunResult[] = [];
   for (const [name, conditions] of CONDITION_SETS) {
     const outputs = await bundle({
-      entries: { worker: "scripts/runtimes/checks/worker_entry.ts" },
+      entries: { worker: "scripts/runtimes/checks/realtime_worker_entry.ts" },
       format: "esm",
       conditions,
     });
@@ -66,22 +76,55 @@ async function runInWorkerd(label: string, outputs: readonly OutputFile[]): Prom
     modulesRoot: root,
     compatibilityDate: COMPATIBILITY_DATE,
     outboundService: { network: { allow: ["local"] } },
+    durableObjects: { REALTIME: "RealtimeHolder" },
   });
+  /** The checks' lines a request answers, or one failed line named `name` when it fails. */
+  const checksOf = async (query: string, name: string): Promise<CheckLine[]> => {
+    try {
+      const response = await worker.dispatchFetch(`http://worker.test/?${query}`);
+      return await response.json() as CheckLine[];
+    } catch (err) {
+      return [{ name, ok: false, ms: 0, error: String(err) }];
+    }
+  };
   try {
     console.log(label);
-    let lines: CheckLine[];
-    try {
-      const response = await worker.dispatchFetch(`http://worker.test/?endpoint=${encodeURIComponent(base)}`);
-      lines = await response.json() as CheckLine[];
-    } catch (err) {
-      lines = [{ name: "the worker ran its checks", ok: false, ms: 0, error: String(err) }];
-    }
+    const lines = await checksOf(`endpoint=${encodeURIComponent(base)}`, "the worker ran its checks");
+    lines.push(...await realtimeChecks(checksOf));
     return reportChecks(label, lines, started);
   } finally {
     await worker.dispose();
     await endpoint.close();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The real-time checks: one request, then two requests of the Durable Object, each against a server
+ * of its own, and what each server saw.
+ */
+async function realtimeChecks(
+  checksOf: (query: string, name: string) => Promise<CheckLine[]>,
+): Promise<CheckLine[]> {
+  const lines: CheckLine[] = [];
+  const server = await startAnsweringServer();
+  try {
+    const url = `realtime=${encodeURIComponent(server.url)}`;
+    lines.push(...await checksOf(url, "the worker ran the real-time checks"));
+    lines.push(await serverLine(server, AFTER_REALTIME_CHECKS));
+  } finally {
+    await server.close();
+  }
+  const held = await startAnsweringServer();
+  try {
+    const url = `realtime=${encodeURIComponent(held.url)}`;
+    lines.push(...await checksOf(`${url}&durable=open`, "the Durable Object ran its first request"));
+    lines.push(...await checksOf(`${url}&durable=reuse`, "the Durable Object ran its second request"));
+    lines.push(await serverLine(held, AFTER_HELD_CHECKS));
+  } finally {
+    await held.close();
+  }
+  return lines;
 }
 
 if (import.meta.main) {
