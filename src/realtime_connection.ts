@@ -170,8 +170,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     ws?.close();
     // `ws` waits 30 s for a silent peer's close frame, and the process with it (Bun's too): it is cut
     // after a second. The standard WebSocket has no such method: Deno's and Node 22+'s, closed towards
-    // a frozen peer, keep the process alive until the runtime gives up (over a minute on Node 22),
-    // which no option shortens.
+    // a frozen peer, keep the process alive (over a minute on Node 22; on Deno, as long as the peer
+    // keeps the connection), which no option shortens.
     if (ws?.readyState == 2 && ws.terminate) {
       const cut = setTimeout(() => ws.terminate!(), 1_000);
       ws.onclose = () => clearTimeout(cut);

@@ -86,12 +86,14 @@ describe("responses of other fetches", () => {
     }
   });
 
-  it("a browser's cross-origin body is read no further than the limit (a bomb is not inflated whole)", async () => {
+  it("a browser's cross-origin body is read no further than the limit (a bomb is not inflated whole), then cancelled", async () => {
     let pulled = 0;
+    let cancelled = 0;
     const chunk = new TextEncoder().encode(" ".repeat(1_024));
     // What a small gzip body inflates to, 1 MiB, behind the length of the compressed one.
     const body = new ReadableStream<Uint8Array>({
       pull: (controller) => void (++pulled > 1_024 ? controller.close() : controller.enqueue(chunk)),
+      cancel: () => void cancelled++,
     });
     const bomb: ServiceClientOptions["fetch"] = () => {
       const response = new Response(body, { headers: { "content-length": "1000" } });
@@ -101,6 +103,8 @@ describe("responses of other fetches", () => {
     assert.ok(err instanceof ServiceResponseError, String(err));
     assert.match(err.message, /larger than maxResponseBytes$/);
     assert.ok(pulled < 10, `${pulled} chunks of 1 KiB were read for a limit of 4 KiB`);
+    // Cancelled, so that its connection is let go rather than left holding the rest.
+    assert.equal(cancelled, 1, "the body was not cancelled");
   });
 
   it("a body of exactly maxResponseBytes resolves, read whole (its length) or counted as it inflates", async () => {

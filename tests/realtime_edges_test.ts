@@ -126,6 +126,40 @@ describe("RealtimeClient, edges", () => {
     }
   });
 
+  it("ends the subscriptions, without reconnecting, on a refusal with only errorType UnauthorizedException or BadRequestException", async () => {
+    quickBackoff();
+    for (const [index, errorType] of ["UnauthorizedException", "BadRequestException"].entries()) {
+      server.behaviour.refuseConnect = () => ({ errors: [{ errorType, message: "Refused" }] });
+      const { states, onStateChange } = observed();
+      const realtime = realtimeOf(undefined, { onStateChange });
+      await assert.rejects(
+        within(realtime.subscribe("subscription { a }").next(), `the refusal ${errorType}`),
+        {
+          name: "ServiceGraphQLError",
+          message: `${errorType}: Refused`,
+        },
+      );
+      assert.equal(server.connections.length, index + 1, `sockets opened for ${errorType}`);
+      assert.equal(states.includes("reconnecting"), false, errorType);
+    }
+    // The same words in an `error` without an id, once the socket is acknowledged: final too.
+    delete server.behaviour.refuseConnect;
+    const { states, onStateChange } = observed();
+    const realtime = realtimeOf(undefined, { onStateChange });
+    const next = realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[2]?.live.size === 1, "the start");
+    server.connections[2]!.send({
+      type: "error",
+      payload: { errors: [{ errorType: "UnauthorizedException", message: "Revoked" }] },
+    });
+    await assert.rejects(within(next, "the refusal after the ack"), {
+      name: "ServiceGraphQLError",
+      message: "UnauthorizedException: Revoked",
+    });
+    assert.equal(server.connections.length, 3, "no socket opened after the refusal");
+    assert.equal(states.includes("reconnecting"), false);
+  });
+
   it("takes errorCode 403 as final whatever its errorType", async () => {
     quickBackoff();
     server.behaviour.refuseConnect = () => ({

@@ -693,10 +693,14 @@ describe("RealtimeClient, recovery", () => {
     assert.equal(timers.pending.size, 0, `${timers.pending.size} timer(s) of the client left`);
   });
 
-  it("close() answered by the peer leaves no timer to cut the socket later", async () => {
-    clientTimers({ 1_000: 200 });
+  /**
+   * Subscribes through a socket that can be cut (as ws's and Bun's can), whose `terminate()` only
+   * counts (the server's end lets the connection go), waits for the start, and calls `close()`.
+   *
+   * @returns How many times the socket has been cut so far.
+   */
+  async function closedWithCuttableSocket(): Promise<() => number> {
     let cuts = 0;
-    // A socket that can be cut (as ws's and Bun's can), counting the cuts.
     const Counted = class extends RuntimeWebSocket {
       override terminate() {
         cuts++;
@@ -706,9 +710,23 @@ describe("RealtimeClient, recovery", () => {
     realtime.subscribe("subscription { onPost { id } }").next();
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
     realtime.close();
+    return () => cuts;
+  }
+
+  it("close() answered by the peer leaves no timer to cut the socket later", async () => {
+    clientTimers({ 1_000: 200 });
+    const cuts = await closedWithCuttableSocket();
     await server.until(() => server.connections[0]!.ended, "the close answered");
     await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.equal(cuts, 0, "the socket was cut after its close was answered");
+    assert.equal(cuts(), 0, "the socket was cut after its close was answered");
+  });
+
+  it("close() unanswered by the peer: a socket that can be cut is cut once, a second later", async () => {
+    clientTimers({ 1_000: 200 });
+    server.behaviour.ignoreClose = true;
+    const cuts = await closedWithCuttableSocket();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(cuts(), 1, "the socket left closing was not cut");
   });
 
   it(

@@ -174,6 +174,38 @@ describe("signals", () => {
       assert.equal(err.reason, "timeout");
     });
 
+    // A getter that answers only after the call ended (its timeout, or the caller's abort): the request
+    // must not go out then. A mutation sent that way would run although its caller was told it failed.
+    for (const [mode, ending] of [["apiKey", "timeout"], ["apiKey", "abort"], ["iam", "timeout"]] as const) {
+      it(`${mode}: a getter that answers after the call's ${ending} sends nothing`, async () => {
+        let fetched = 0;
+        const late = <T>(value: T) => () =>
+          new Promise<T>((resolve) => setTimeout(() => resolve(value), 150));
+        const auth: AuthOptions = mode === "iam"
+          ? {
+            type: "iam",
+            region: REGION,
+            credentials: late({ accessKeyId: "AKID", secretAccessKey: "secret" }),
+          }
+          : { type: "apiKey", apiKey: late(API_KEY) };
+        const c = new ServiceClient({
+          url: endpoint.url,
+          auth,
+          fetch: (input, init) => (fetched++, fetch(input, init)),
+        });
+        const controller = new AbortController();
+        const call = c.mutate('mutation { addPost(title: "once") { id } }', undefined, {
+          ...(ending === "timeout" ? { timeoutMs: 50 } : { signal: controller.signal }),
+        });
+        if (ending === "abort") setTimeout(() => controller.abort(), 50);
+        const err = await rejection(call);
+        assert.ok(err instanceof ServiceAbortError, String(err));
+        assert.equal(err.reason, ending);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(fetched, 0, "the request went out after the call had ended");
+      });
+    }
+
     // A fetch wrapper that rebuilds `init` and drops its signal, or a body that never ends: the call
     // still ends at its timeout, as it does for a slow getter.
     const deafFetches: ReadonlyArray<[string, () => Promise<Response>]> = [
