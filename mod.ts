@@ -59,6 +59,7 @@ export type {
   Document,
   DocumentNode,
   DocumentTypeDecoration,
+  SignalVariable,
   Variables,
   VariablesObject,
 } from "./src/document.ts";

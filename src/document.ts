@@ -52,7 +52,7 @@ export type Variables = Record<string, unknown>;
  * ```
  */
 export type VariablesObject =
-  | { readonly [name: string]: unknown; readonly toJSON?: never }
+  | { readonly [name: string]: unknown; readonly toJSON?: never; readonly signal?: SignalVariable }
   | (object & {
     readonly forEach?: never;
     readonly getTime?: never;
@@ -62,7 +62,32 @@ export type VariablesObject =
     readonly exec?: never;
     readonly charAt?: never;
     readonly byteLength?: never;
+    readonly signal?: SignalVariable;
   });
+
+/**
+ * A variable named `signal`: any value but an `AbortSignal`. Request options go third, after the
+ * variables (`undefined` when there are none): `{ signal }` in the variables' place would be sent as a
+ * variable and abort nothing, so it does not compile.
+ *
+ * @example A variable named signal, and where an AbortSignal goes
+ * ```ts
+ * import type { VariablesObject } from "@seed/service-client";
+ *
+ * const variables: VariablesObject = { signal: "wifi" };
+ * // @ts-expect-error: an AbortSignal is a request option, not a variable
+ * const mistaken: VariablesObject = { signal: AbortSignal.abort() };
+ * console.log(variables.signal, typeof mistaken); // "wifi" "object"
+ * ```
+ */
+export type SignalVariable =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly unknown[]
+  | { readonly aborted?: never; readonly [key: string]: unknown };
 
 /**
  * The phantom type field that `TypedDocumentNode`, codegen's `TypedDocumentString` and gql.tada's

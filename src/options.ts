@@ -232,7 +232,7 @@ export interface RequestOptions {
    * there): `{ attempts: 1 }` turns retries off for a mutation that is not idempotent.
    */
   readonly retry?: RetryOptions | undefined;
-  /** The most bytes of the response body read, over the client's `maxResponseBytes`. */
+  /** The most bytes of the response body read, in place of the client's `maxResponseBytes`. */
   readonly maxResponseBytes?: number | undefined;
 }
 

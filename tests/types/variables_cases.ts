@@ -105,6 +105,21 @@ export async function untypedVariables(): Promise<void> {
   await client.request<Post>("query Post($id: ID!) { post(id: $id) { id } }", [1, 2]);
 }
 
+/** Request options given in the variables' place: a signal there would abort nothing. */
+export async function optionsInTheVariablesPlace(signal: AbortSignal): Promise<void> {
+  // @ts-expect-error TS2322 'SignalVariable': the options go third, after `undefined`
+  await client.request("{ hello }", { signal });
+  // @ts-expect-error TS2322 'SignalVariable': the same with the result type given
+  await client.request<Hello>("{ hello }", { signal, timeoutMs: 1_000 });
+  const options = { signal };
+  // @ts-expect-error TS2345 'signal': through a variable too
+  await client.request("{ hello }", options);
+  await client.request("{ hello }", undefined, { signal });
+  // A variable that happens to be named `signal` is still one.
+  await client.request("query Scan($signal: String) { scan(signal: $signal) }", { signal: "wifi" });
+  await client.request("query Scan($signal: Band) { scan(signal: $signal) }", { signal: { min: 2 } });
+}
+
 /** Variables typed as a union stay required: no key is common to every member, yet none is optional. */
 export async function unionVariables(): Promise<void> {
   const ByIdOrSlug = null as unknown as TypedDocumentNode<Post, { id: string } | { slug: string }>;
