@@ -75,8 +75,9 @@ export type VariablesObject =
  * import type { VariablesObject } from "@seed/service-client";
  *
  * const variables: VariablesObject = { signal: "wifi" };
+ * const options = { signal: AbortSignal.abort() };
  * // @ts-expect-error: an AbortSignal is a request option, not a variable
- * const mistaken: VariablesObject = { signal: AbortSignal.abort() };
+ * const mistaken: VariablesObject = options;
  * console.log(variables.signal, typeof mistaken); // "wifi" "object"
  * ```
  */
