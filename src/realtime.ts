@@ -320,7 +320,7 @@ export class RealtimeClient {
    * runtime without `WebSocket` and no `webSocket` option (code `INVALID_ARGUMENT`).
    */
   constructor(client: ServiceClient, options?: RealtimeOptions) {
-    links.set(this, connection(client, options ?? {}));
+    links.set(this, connection(client, options));
   }
 
   /**

@@ -31,32 +31,24 @@ interface Subscription {
   /** The `start` payload's `data`, once the document is ready. */
   data?: string;
   /**
-   * Whether the service acknowledged its `start` on the current socket: `false` once a socket was
-   * lost under it (its next `start` is a restart), `undefined` before.
+   * The socket whose `start_ack` it last had (acknowledged on the current socket when that is
+   * `socket`); `undefined` before any ack or lost socket; `false` once a socket was lost under it
+   * before any ack, or once a restart of it went unanswered. Once it is not `undefined`, its next
+   * `start` is a restart; while it holds a socket, a `start` of it left unanswered means a dead socket
+   * rather than a refusal (see `start`).
    */
-  acked?: boolean;
-  /**
-   * Whether a `start` of it left unanswered means a dead socket rather than a refusal (see `start`):
-   * set by each `start_ack`, cleared by a restart left unanswered.
-   */
-  trusted?: boolean;
+  acked?: object | false | undefined;
   /** The headers of its last `start` sent: cut out of the service's errors for it. */
   sent?: object;
   /** Ends it when its `start` stays unanswered, or takes the socket as lost (see `start`). */
   wait?: ReturnType<typeof setTimeout>;
-  /** Hands over an event's payload, or the service's error for it (`refused`), which ends it. */
-  receive(payload: Payload, refused?: boolean): void;
+  /** Queues an event's payload for its reader, or ends it with the service's error for it (`refused`). */
+  push(payload: Payload, refused?: boolean): void;
   /**
    * Ends it, with an error to throw; `stop` when the service is to be told (the caller, its signal or
    * a malformed event ended it), not when the service ended it already or never started it.
    */
   end(error?: unknown, stop?: boolean): void;
-}
-
-/** One socket, from its auth to its close. */
-interface Socket {
-  /** The socket (`terminate`, where it has it, ends it without the close handshake). */
-  ws?: WebSocketLike;
 }
 
 /** A message's payload, as the peer sent it: anything, read with `?.` only. */
@@ -82,8 +74,8 @@ export interface Connection {
 }
 
 /** The socket and subscriptions of one `RealtimeClient`. */
-export function connection(client: ServiceClient, options: RealtimeOptions): Connection {
-  expectOptions(options, "options", ["webSocket", "authIn", "url", "onStateChange"]);
+export function connection(client: ServiceClient, options: RealtimeOptions | undefined): Connection {
+  expectOptions(options ??= {}, "options", ["webSocket", "authIn", "url", "onStateChange"]);
   const { url: graphql, signal: clientSignal } = configOf(client);
   /** The GraphQL URL with `path` appended to its path (before its query, if it has one). */
   const under = (path: string) => graphql.replace(/[?#]|$/, path + "$&");
@@ -111,7 +103,16 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   }
   if (onStateChange) expectFunction(onStateChange, "onStateChange");
   const subscriptions = new Map<string, Subscription>();
-  let socket: Socket | undefined;
+  /**
+   * The current socket, from its auth to its close: a token of its own, which its handlers and its
+   * starts compare with.
+   */
+  let socket: object | undefined;
+  /**
+   * The current socket's WebSocket, once its auth has come (`terminate`, where it has it, ends it
+   * without the close handshake).
+   */
+  let ws: WebSocketLike | undefined;
   let state: ConnectionState = "closed";
   /** The watchdog of the socket (from its auth to its ack, then between messages), or the backoff. */
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -148,7 +149,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
   });
   // Only to an open socket: Deno 1 and older `ws` throw once it is closing (a `stop` then would leave
   // its subscription's readers waiting).
-  const send = (message: object) => socket?.ws?.readyState == 1 && socket.ws.send(JSON.stringify(message));
+  const send = (message: object) => ws?.readyState == 1 && ws.send(JSON.stringify(message));
   /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
   const rearm = () => {
     clearTimeout(timer);
@@ -163,25 +164,26 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
    */
   const lost = (error?: unknown) => {
     clearTimeout(timer);
-    const ws = socket?.ws;
+    const closing = ws;
     // Forgotten first: closing may fire its handlers at once (Node 22's fires `error` again), and they
     // then belong to no socket.
-    socket = undefined;
-    ws?.close();
+    socket = ws = undefined;
+    closing?.close();
     // `ws` waits 30 s for a silent peer's close frame, and the process with it (Bun's too): it is cut
     // after a second. The standard WebSocket has no such method: Deno's and Node 22+'s, closed towards
     // a frozen peer, keep the process alive (over a minute on Node 22; on Deno, as long as the peer
     // keeps the connection), which no option shortens.
-    if (ws?.readyState == 2 && ws.terminate) {
-      const cut = setTimeout(() => ws.terminate!(), 1_000);
-      ws.onclose = () => clearTimeout(cut);
+    if (closing?.readyState == 2 && closing.terminate) {
+      const cut = setTimeout(() => closing.terminate!(), 1_000);
+      closing.onclose = () => clearTimeout(cut);
     }
     if (!subscriptions.size) return setState("closed");
     if (state == "connecting") {
       if (attempt > 3) return end(error ?? new ServiceNetworkError());
     } else setState("reconnecting");
+    // Each one's next `start` is a restart (`acked` is no longer `undefined`).
     subscriptions.forEach((subscription) => {
-      subscription.acked = false;
+      subscription.acked ??= false;
       clearTimeout(subscription.wait);
     });
     timer = setTimeout(open, Math.min(5_000, 250 * 2 ** attempt++) * (0.5 + Math.random() / 2));
@@ -234,8 +236,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
         clearTimeout(subscription.wait);
         subscription.wait = setTimeout(
           () =>
-            subscription.trusted
-              ? (subscription.trusted = false, lost())
+            subscription.acked
+              ? (subscription.acked = false, lost())
               : subscription.end(new ServiceAbortError("timeout")),
           ACK_TIMEOUT_MS,
         );
@@ -269,12 +271,12 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.
       if (subscription) {
-        subscription.acked = subscription.trusted = true;
+        subscription.acked = socket;
         clearTimeout(subscription.wait);
       } else send({ id, type: "stop" });
     } else if (type == "ka") attempt = 0; // a socket that lives: the next loss reconnects at once
     else if (
-      type == "error" && subscription?.acked && Date.now() - renewed > 60_000 &&
+      type == "error" && subscription?.acked == socket && Date.now() - renewed > 60_000 &&
       /token has expired/i.test(text as string)
     ) {
       // A token that expired while its subscription lived ("UnauthorizedException", "Token has
@@ -286,14 +288,14 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       renewed = Date.now();
       attempt = -1;
       lost();
-    } else if (type == "data" || type == "error" && id) subscription?.receive(payload, type == "error");
+    } else if (type == "data" || type == "error" && id) subscription?.push(payload, type == "error");
     else if (type == "complete") subscription?.end();
     else if (type == "connection_error" || type == "error") failed(payload);
   };
   const open = async () => {
     // Nothing left to serve (the last subscription ended meanwhile): closed, as `lost` leaves it.
     if (!subscriptions.size) return lost();
-    const current: Socket = socket = {};
+    const current = socket = {};
     timeoutMs = ACK_TIMEOUT_MS;
     if (state == "closed") {
       attempt = 0;
@@ -315,9 +317,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
     // Nothing left to serve once the token has come (a logout while it was read): no socket opens,
     // and this one is forgotten, so that the next subscription opens its own.
     if (!subscriptions.size) return lost();
-    let ws: Handlers;
+    let opened: Handlers;
     try {
-      ws = current.ws = new webSocket(
+      opened = ws = new webSocket(
         authIn == "query"
           ? `${url}${/\?/.test(url) ? "&" : "?"}header=${encodeURIComponent(header)}&payload=e30=`
           : url,
@@ -332,9 +334,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       return end(invalid("new WebSocket() threw " + (error as Error)?.name));
     }
     // Standard sockets fire `close` after `error`, but Node 22's does not when it cannot connect.
-    ws.onclose = ws.onerror = () => socket == current && lost();
-    ws.onopen = () => socket == current && send({ type: "connection_init" });
-    ws.onmessage = (event) => socket == current && receive(event.data);
+    opened.onclose = opened.onerror = () => socket == current && lost();
+    opened.onopen = () => socket == current && send({ type: "connection_init" });
+    opened.onmessage = (event) => socket == current && receive(event.data);
   };
 
   return {
@@ -349,7 +351,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
       let failure: unknown;
       const stops: ((() => void) | void)[] = [];
       const subscription: Subscription = {
-        receive(payload, refused) {
+        push(payload, refused) {
           // An event without data is malformed too: its type promises data (a payload that is not an
           // object, as JSON gives it, has none). The service's words may quote the variables or the
           // token: cut out of the message, as for a request (the variables as they were sent).
@@ -373,7 +375,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions): Con
           clearTimeout(subscription.wait);
           // Its id is its own: only it was ever under that key, until it ended or the connection did.
           if (subscriptions.delete(id)) {
-            if (stop && subscription.acked) send({ id, type: "stop" });
+            if (stop && subscription.acked == socket) send({ id, type: "stop" });
             // The last one: the socket closes a second later, unless a subscription comes first.
             if (!subscriptions.size) {
               clearTimeout(idle);
