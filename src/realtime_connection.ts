@@ -124,6 +124,8 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
   let timeoutMs: number;
   /** Sockets opened since the last keep-alive: the backoff's exponent (0 as the first one opens). */
   let attempt: number;
+  /** Whether a socket of this client was ever acknowledged: its URL and auth are known to work. */
+  let acknowledged = false;
   /** The headers the current socket connected with: cut out of the service's connection errors. */
   let sent: object | undefined;
   let ids = 0;
@@ -157,9 +159,10 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
   };
   /**
    * The socket closed, went silent or was refused (`error`: the server's words, if it sent any): it is
-   * dropped, and another opened while subscriptions live. Before any socket was acknowledged (still
-   * `connecting`), the fifth loss ends them: the URL, the server or the network is wrong, and the
-   * caller is told. (Not with the close event, whose socket may hold credentials in its URL.) `end`
+   * dropped, and another opened while subscriptions live. Before this client's first socket was
+   * acknowledged (still `connecting`), the fifth loss ends them: the URL, the server or the network is
+   * wrong, and the caller is told. Once one was, they wait for the network as after any loss, the next
+   * socket after an idle close included. (Not with the close event, whose socket may hold credentials in its URL.) `end`
    * drops the socket through it too, once no subscription is left.
    */
   const lost = (error?: unknown) => {
@@ -179,7 +182,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
     }
     if (!subscriptions.size) return setState("closed");
     if (state == "connecting") {
-      if (attempt > 3) return end(error ?? new ServiceNetworkError());
+      if (attempt > 3 && !acknowledged) return end(error ?? new ServiceNetworkError());
     } else setState("reconnecting");
     // Each one's next `start` is a restart (`acked` is no longer `undefined`).
     subscriptions.forEach((subscription) => {
@@ -267,6 +270,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
         300_000;
       rearm();
       setState("connected");
+      acknowledged = true;
       subscriptions.forEach(start);
     } else if (type == "start_ack") {
       // A start_ack for a subscription ended before it came: stop it now.

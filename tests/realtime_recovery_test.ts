@@ -542,6 +542,30 @@ describe("RealtimeClient, recovery", () => {
     assert.deepEqual(await within(again, "the event after close()"), { value: { n: 2 }, done: false });
   });
 
+  it("once a socket was acknowledged, the next socket after an idle close waits for the network too", async () => {
+    clientTimers((ms) => ms < 5_000 ? 5 : ms); // the backoff's waits and the idle close
+    const states: ConnectionState[] = [];
+    const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
+    const first = realtime.subscribe("subscription { onPost { id } }");
+    const firstEvent = first.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the first start");
+    server.publish({ data: { n: 1 } });
+    await within(firstEvent, "the first event");
+    await first.return();
+    await server.until(() => server.connections[0]!.closed, "the idle close");
+    // The network is gone when the app subscribes again: six sockets are refused, then it is back.
+    server.behaviour.refuseConnect = (connection) =>
+      server.connections.indexOf(connection) <= 6
+        ? { errors: [{ errorType: "LimitExceededError", message: "Network down" }] }
+        : undefined;
+    const next = realtime.subscribe("subscription { onPost { id } }").next();
+    await server.until(() => server.connections[7]?.live.size === 1, "the start once the network is back");
+    server.publish({ data: { n: 2 } });
+    assert.deepEqual(await within(next, "the event"), { value: { n: 2 }, done: false });
+    assert.deepEqual(states, ["connecting", "connected", "closed", "connecting", "connected"]);
+    realtime.close();
+  });
+
   it("a getter failing for a later socket before any ack is retried, not final", async () => {
     server.behaviour.refuseConnect = (connection) =>
       connection === server.connections[0]
