@@ -530,7 +530,7 @@ describe("RealtimeClient, recovery", () => {
     server.publish({ data: { n: 1 } });
     assert.deepEqual(await within(next, "the event"), { value: { n: 1 }, done: false });
     assert.equal(states.includes("closed"), false);
-    // A new run after close() starts with a fresh count: one refused socket does not end it.
+    // A new run after close() goes on the same way: a refused socket does not end it.
     realtime.close();
     server.behaviour.refuseConnect = (connection) =>
       connection === server.connections[7]
