@@ -64,7 +64,13 @@ const MODES: ReadonlyArray<readonly [string, Client.AuthOptions]> = [
   ["iam", { type: "iam", region: REGION, credentials: CREDENTIALS }],
 ];
 
-function expect(condition: unknown, message: string): asserts condition {
+/**
+ * Throws `message` unless `condition` holds.
+ *
+ * @param condition What must hold.
+ * @param message The failure's message.
+ */
+export function expect(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 
@@ -268,23 +274,39 @@ export async function runChecks(context: CheckContext): Promise<CheckResult[]> {
   for (const [name, run, appliesTo] of CHECKS) {
     if (context.only && !context.only.some((prefix) => name.startsWith(prefix))) continue;
     if (appliesTo && !appliesTo(context)) continue;
-    const started = Date.now();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`did not settle within ${CHECK_TIMEOUT_MS} ms`)),
-        CHECK_TIMEOUT_MS,
-      );
-    });
-    try {
-      await Promise.race([run(context), timeout]);
-      results.push({ name, ok: true, ms: Date.now() - started });
-    } catch (err) {
-      const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-      results.push({ name, ok: false, ms: Date.now() - started, error });
-    } finally {
-      clearTimeout(timer);
-    }
+    results.push(await timedCheck(name, () => run(context)));
   }
   return results;
+}
+
+/**
+ * Runs `run` as one check, bounded by {@link CHECK_TIMEOUT_MS}.
+ *
+ * @param name The check's name.
+ * @param run The check: it fails by throwing or rejecting.
+ * @param detail What to add to a failure's error (the connection states a real-time check saw).
+ * @returns The check's result.
+ */
+export async function timedCheck(
+  name: string,
+  run: () => Promise<void>,
+  detail: () => string = () => "",
+): Promise<CheckResult> {
+  const started = Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`did not settle within ${CHECK_TIMEOUT_MS} ms`)),
+      CHECK_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([run(), timeout]);
+    return { name, ok: true, ms: Date.now() - started };
+  } catch (err) {
+    const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    return { name, ok: false, ms: Date.now() - started, error: error + detail() };
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -15,7 +15,7 @@
 import type * as Client from "../../../mod.ts";
 import type * as Realtime from "../../../src/realtime.ts";
 import { API_KEY } from "../../../tests/_fixtures.ts";
-import { CHECK_TIMEOUT_MS, type CheckResult } from "./checks.ts";
+import { type CheckResult, expect, timedCheck } from "./checks.ts";
 
 /** What the real-time checks run against. */
 export interface RealtimeContext {
@@ -68,34 +68,14 @@ function watched(context: RealtimeContext): Watched {
   return { realtime, states, until };
 }
 
-function expect(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
-
 /** Expects `data` to be the event of the subscription tagged `tag`. */
 function expectEvent(data: Post, tag: string): void {
   expect(data?.onPost?.id === tag, `expected the event of ${tag}, got ${JSON.stringify(data)}`);
 }
 
-/** Runs `run` as one check, bounded by {@link CHECK_TIMEOUT_MS}; a failure names the states seen. */
-async function timed(name: string, watch: Watched, run: () => Promise<void>): Promise<CheckResult> {
-  const started = Date.now();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`did not settle within ${CHECK_TIMEOUT_MS} ms`)),
-      CHECK_TIMEOUT_MS,
-    );
-  });
-  try {
-    await Promise.race([run(), timeout]);
-    return { name, ok: true, ms: Date.now() - started };
-  } catch (err) {
-    const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    return { name, ok: false, ms: Date.now() - started, error: `${error} (states: ${watch.states.join()})` };
-  } finally {
-    clearTimeout(timer);
-  }
+/** Runs `run` as one check (`timedCheck`); a failure names the states seen. */
+function timed(name: string, watch: Watched, run: () => Promise<void>): Promise<CheckResult> {
+  return timedCheck(name, run, () => ` (states: ${watch.states.join()})`);
 }
 
 /**
