@@ -18,7 +18,9 @@
  * loss. A first `start` left unanswered for 15 s once sent, or whose own auth hangs for 15 s, ends its
  * subscription; a restart left unanswered is taken for a socket that died silently (a network drop
  * just after a reconnect), which is opened again; a second such restart in a row ends it. The
- * service's keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s. Every frame is
+ * service's keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s, and measured on the
+ * wall clock every 5 s, so that a socket that died while the machine slept is replaced within 5 s of
+ * waking, not after the whole timeout. Every frame is
  * checked: one that is not an object is ignored, and errors without a message still end what they
  * concern with a typed error.
  *

@@ -24,7 +24,7 @@ import type {
   WebSocketConstructor,
   WebSocketLike,
 } from "./realtime.ts";
-import { expectFunction, expectOptions, fail, invalid, isObject, MAX_TIMER_MS } from "./validate.ts";
+import { expectFunction, expectOptions, fail, invalid, isObject } from "./validate.ts";
 
 /** One subscription, as the connection knows it. */
 interface Subscription {
@@ -152,10 +152,15 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
   // Only to an open socket: Deno 1 and older `ws` throw once it is closing (a `stop` then would leave
   // its subscription's readers waiting).
   const send = (message: object) => ws?.readyState == 1 && ws.send(JSON.stringify(message));
-  /** (Re)arms the watchdog: a socket silent for its timeout is lost. */
-  const rearm = () => {
+  /**
+   * (Re)arms the watchdog: a socket silent for its timeout is lost. It looks at the wall clock every 5 s
+   * rather than waiting for one timer, which a machine asleep holds back (the socket is long dead then,
+   * and would still say "connected" for up to the whole timeout after waking).
+   */
+  const rearm = (due = Date.now() + timeoutMs) => {
     clearTimeout(timer);
-    timer = setTimeout(lost, timeoutMs);
+    if (Date.now() < due) timer = setTimeout(rearm, 5_000, due);
+    else lost();
   };
   /**
    * The socket closed, went silent or was refused (`error`: the server's words, if it sent any): it is
@@ -264,10 +269,9 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
     rearm();
     if (type == "connection_ack") {
       // The service's timeout, from a minute (as the official subscription link takes it: a timeout
-      // of 1 would close each socket as it opens) to what a timer can hold; 5 minutes when it is not a
-      // number (the simulator's, which it spells `connectionTimeout`, is 5 minutes).
-      timeoutMs = Math.max(60_000, Math.min(MAX_TIMER_MS, payload?.connectionTimeoutMs as number)) ||
-        300_000;
+      // of 1 would close each socket as it opens); 5 minutes when it is not a number (the simulator's,
+      // which it spells `connectionTimeout`, is 5 minutes).
+      timeoutMs = Math.max(60_000, payload?.connectionTimeoutMs as number) || 300_000;
       rearm();
       setState("connected");
       acknowledged = true;

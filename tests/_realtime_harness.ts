@@ -6,12 +6,13 @@
  *
  * Time is injected only where a timeout of the client's is the subject (15 s for a `start_ack`, the
  * keep-alive timeout of at least 60 s, the backoff's waits): {@link clientTimers} runs those timers of
- * the client sooner.
+ * the client sooner, and moves the client's clock on as a sleeping machine's would.
  *
  * @module
  */
 
 import { afterEach, beforeEach } from "node:test";
+import assert from "node:assert/strict";
 import { ServiceClient } from "../mod.ts";
 import { RealtimeClient, type WebSocketConstructor } from "../src/realtime.ts";
 import type { AuthOptions } from "../src/auth.ts";
@@ -41,28 +42,41 @@ export interface ClientTimers {
   readonly asked: number[];
   /** The client's timers that have neither run nor been cleared. */
   readonly pending: Set<unknown>;
-  /** Puts the runtime's timers back. */
+  /** Moves the client's clock (`Date.now()` as its sources read it) on by `ms` and runs no timer: a sleep. */
+  jump(ms: number): void;
+  /** Puts the runtime's timers and clock back. */
   restore(): void;
 }
 
 /**
  * Replaces the global timers until `restore()`: a timer the client sets with a delay found in
  * `sooner` (or, for a function, any delay) runs after the delay it gives instead; every other timer
- * (the tests', the server's, the runtime's) is left alone.
+ * (the tests', the server's, the runtime's) is left alone. With `clock`, each such timer also moves
+ * the client's clock on by the time it cut short when it runs, so that the client's `Date.now()` agrees
+ * with its timers.
  */
-export function clientTimers(sooner: Record<number, number> | ((ms: number) => number) = {}): ClientTimers {
+export function clientTimers(
+  sooner: Record<number, number> | ((ms: number) => number) = {},
+  { clock = false } = {},
+): ClientTimers {
   const { setTimeout: set, clearTimeout: clear } = globalThis;
+  const now = Date.now;
+  const fromClient = () => FROM_CLIENT.test(new Error().stack ?? "");
   const asked: number[] = [];
   const pending = new Set<unknown>();
+  let ahead = 0;
+  Date.now = () => now() + (fromClient() ? ahead : 0);
   globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => {
-    if (!FROM_CLIENT.test(new Error().stack ?? "")) return set(callback, ms, ...args);
+    if (!fromClient()) return set(callback, ms, ...args);
     asked.push(ms);
+    const delay = typeof sooner == "function" ? sooner(ms) : sooner[ms] ?? ms;
     const handle = set(
       (...given: unknown[]) => {
         pending.delete(handle);
+        if (clock) ahead += ms - delay;
         callback(...given);
       },
-      typeof sooner == "function" ? sooner(ms) : sooner[ms] ?? ms,
+      delay,
       ...args,
     );
     pending.add(handle);
@@ -75,7 +89,11 @@ export function clientTimers(sooner: Record<number, number> | ((ms: number) => n
   const timers = {
     asked,
     pending,
-    restore: () => void Object.assign(globalThis, { setTimeout: set, clearTimeout: clear }),
+    jump: (ms: number) => void (ahead += ms),
+    restore() {
+      Object.assign(globalThis, { setTimeout: set, clearTimeout: clear });
+      Date.now = now;
+    },
   };
   installed.push(timers);
   return timers;
@@ -132,3 +150,25 @@ export function realtimeOf(
 /** The `start` messages the server's socket number `index` received. */
 export const startsOn = (index: number): Message[] =>
   server.connections[index]?.received.filter((message) => message.type === "start") ?? [];
+
+/**
+ * Subscribes through a socket whose ack carries `ackPayload` and that then stays silent, and moves the
+ * client's clock on (`timers` must run the client's 5 s checks sooner): asserts that the socket is kept
+ * until a second before `ms` and closed within a second after it.
+ */
+export async function assertWatchedFor(timers: ClientTimers, ackPayload: object, ms: number): Promise<void> {
+  server.behaviour.ackPayload = ackPayload;
+  const first = server.connections.length;
+  const realtime = realtimeOf();
+  const next = realtime.subscribe("subscription { onPost { id } }").next();
+  await server.until(() => server.connections[first]?.live.size === 1, "the start");
+  server.publish({ data: { n: 1 } });
+  await within(next, "the event"); // the socket's last message
+  const socket = server.connections[first]!;
+  timers.jump(ms - 1_000);
+  await pause(100);
+  assert.equal(socket.closed, false, `given up before ${ms} ms`);
+  timers.jump(2_000);
+  await server.until(() => socket.closed, `the close after ${ms} ms`);
+  realtime.close();
+}
