@@ -201,11 +201,16 @@ export class ServiceGraphQLError extends ServiceError {
       return value;
     });
     // As the value may come (a server quotes it JSON-escaped), and the longest first: a value that
-    // begins another is cut only after the other is.
-    for (const value of values.sort((a, b) => b.length - a.length)) text = text.replaceAll(value, "…");
+    // begins another is cut only after the other is. Only the text that can be shown is searched, so
+    // that a long message and many variables cost little: its first 200 characters and the longest
+    // value's length. What is shown is shorter by what was cut out, so that a value that ran past
+    // that text is never shown in part.
+    let shown = text = text.slice(0, 200 + (values.sort((a, b) => b.length - a.length)[0] ?? "").length);
+    for (const value of values) shown = shown.replaceAll(value, "…");
     super(
       "GRAPHQL_ERROR",
-      text.slice(0, 200) + (errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""),
+      shown.slice(0, 200 + shown.length - text.length) +
+        (errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""),
       { errors, data, extensions } as object,
     );
   }
@@ -320,7 +325,9 @@ export class ServiceAbortError extends ServiceError {
 
 /**
  * No response was received: the connection failed or was reset before a status arrived. The
- * runtime's error is the `cause` (behind a getter, as it may quote the URL). Retried by default when
+ * runtime's error is the `cause`, as the runtime made it, behind a getter that `JSON.stringify` and
+ * Node's and Deno's `console.log` leave out (Bun's console and Deno's report of an uncaught error print
+ * it, and it may name the URL). Retried by default when
  * a `retry` policy is set. The server may still have received the request before the connection
  * broke: give a mutation that must not run twice `retry: { attempts: 1 }`.
  *
@@ -344,13 +351,6 @@ export class ServiceNetworkError extends ServiceError {
    */
   constructor(cause?: unknown) {
     super("NETWORK_ERROR", "Network request failed", { cause });
-    // Bun prints a cause's own fields, where its `path` holds the URL, query included: they stay
-    // readable, behind getters as the server's data are.
-    try {
-      if (isObject(cause)) hideData(cause, { ...cause });
-    } catch {
-      // a primitive, or a field that cannot be redefined, stays as it is
-    }
   }
 }
 

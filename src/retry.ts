@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type ServiceHttpError, ServiceNetworkError, type ServiceResponseError } from "./errors.ts";
+import type { ServiceHttpError, ServiceResponseError } from "./errors.ts";
 import { checkOptions, expectFunction, fail, integer } from "./validate.ts";
 
 /**
@@ -140,6 +140,8 @@ export function retryPolicy(retry: unknown): RetryPolicy {
  * ```
  */
 export function isRetryable(err: unknown): boolean {
-  const { code, status } = err as ServiceHttpError;
-  return err instanceof ServiceNetworkError || code == "HTTP_ERROR" && (status > 499 || status == 429);
+  // By code, as isServiceError tells them: an error of another copy of the package (the CommonJS one
+  // beside the ESM one) is answered as one of this copy's.
+  const { code, status } = err as { code?: string; status: number };
+  return code == "NETWORK_ERROR" || code == "HTTP_ERROR" && (status > 499 || status == 429);
 }

@@ -250,9 +250,9 @@ export const recordSigner = <Key>(
     const sent: Record<string, string> = {};
     for (const name in headers) if (name != "date") sent[name] = headers[name]!; // as smithy does
     sent["x-amz-date"] = longDate;
-    // Trimmed as fetch trims every header value: the token signed is the token sent.
+    // Trimmed, as fetch would trim it (a line break is refused before): the token signed is the token sent.
     if (credentials.sessionToken) {
-      sent["x-amz-security-token"] = credentials.sessionToken.replace(/^[\t ]+|[\t ]+$/g, "");
+      sent["x-amz-security-token"] = credentials.sessionToken.trim();
     }
     // The names to sign, in order, worked out again only when the names change.
     const given = Object.keys(sent), givenNames = given.join();

@@ -301,15 +301,19 @@ describe("retry", () => {
       const url = flaky("abort-before-should-retry", 409, 1);
       const controller = new AbortController();
       let asked = 0;
-      // The last step before the backoff chunk is loaded is isRetryable's `instanceof ServiceNetworkError`:
-      // an abort there lands in the moment between (the chunk's load, or its lookup once loaded).
+      // The last step before the backoff chunk is loaded is isRetryable's read of the error's status: an
+      // abort there lands in the moment between (the chunk's load, or its lookup once loaded).
       let told = 0;
-      Object.defineProperty(ServiceNetworkError, Symbol.hasInstance, {
+      const stored = Symbol("status");
+      Object.defineProperty(ServiceHttpError.prototype, "status", {
         configurable: true,
-        value: (value: unknown) => {
+        get(this: { [stored]: number }) {
           told++;
           controller.abort("user left");
-          return Function.prototype[Symbol.hasInstance].call(ServiceNetworkError, value);
+          return this[stored];
+        },
+        set(this: { [stored]: number }, status: number) {
+          this[stored] = status;
         },
       });
       try {
@@ -319,7 +323,7 @@ describe("retry", () => {
         );
         assert.ok(err instanceof ServiceAbortError, String(err));
       } finally {
-        delete (ServiceNetworkError as { [Symbol.hasInstance]?: unknown })[Symbol.hasInstance];
+        delete (ServiceHttpError.prototype as { status?: number }).status;
       }
       assert.equal(told, 1, "the error was told once, after the response");
       assert.equal(requestsTo("abort-before-should-retry"), 1);
@@ -685,6 +689,15 @@ describe("retry", () => {
       assert.equal(isRetryable(new ServiceHttpError(404, "", h)), false);
       assert.equal(isRetryable(new ServiceAbortError("timeout")), false);
       assert.equal(isRetryable(new Error("x")), false);
+    });
+
+    it("isRetryable answers for an error of another copy of the package (the CommonJS one) by its code", () => {
+      const foreign = (code: string, status?: number) =>
+        Object.assign(new Error("from another copy"), { code, status });
+      assert.equal(isRetryable(foreign("NETWORK_ERROR")), true);
+      assert.equal(isRetryable(foreign("HTTP_ERROR", 503)), true);
+      assert.equal(isRetryable(foreign("HTTP_ERROR", 409)), false);
+      assert.equal(isRetryable(foreign("BAD_RESPONSE", 503)), false);
     });
   });
 });
