@@ -288,13 +288,18 @@ export async function authorize(
 /**
  * Internal, for the realtime entry (which keeps its state the same way): what `states` holds for
  * `owner`. A method taken off its object (`const { subscribe } = realtime`) is called without one,
- * and so is the realtime entry given something else than a `ServiceClient` (`send` refuses a
- * client's method called without its client with the same error).
+ * and so is the realtime entry given something else than a `ServiceClient` of this copy of the package
+ * (`send` refuses a client's method called without its client with the first words of the error).
  *
  * @throws {TypeError} With `code: "INVALID_ARGUMENT"` when `owner` has no state.
  */
 export function stateOf<Owner extends object, State>(states: WeakMap<Owner, State>, owner: Owner): State {
   const state = states.get(owner);
-  if (!state) throw invalid("Called without its client: a method taken off it, or a Proxy of it");
+  if (!state) {
+    throw invalid(
+      "Called without its client: a method taken off it, a Proxy of it, or a ServiceClient of another copy " +
+        "of the package (its ESM and CommonJS builds do not mix)",
+    );
+  }
   return state;
 }

@@ -688,7 +688,11 @@ describe("RealtimeClient", () => {
         code: "INVALID_ARGUMENT",
       },
     );
-    assert.throws(() => new RealtimeClient({} as never), { code: "INVALID_ARGUMENT" });
+    // Anything but a ServiceClient of this copy: a client of the package's other build says so too.
+    assert.throws(() => new RealtimeClient({} as never), {
+      code: "INVALID_ARGUMENT",
+      message: /a ServiceClient of another copy of the package \(its ESM and CommonJS builds do not mix\)$/,
+    });
     assert.throws(() => new RealtimeClient(client, { webSocket: 42 as never }), {
       code: "INVALID_ARGUMENT",
       message: "Invalid webSocket: expected a function, current value is 42",
