@@ -98,10 +98,11 @@ interface Budget {
    * 8,980 / 5,443 B, a raise of 15 / 15 B: the response's decoder made at the first body read (+2 B),
    * so that Jest's jsdom environment can import the client, and the flag that makes Vue's `reactive()`,
    * `ref()` and Pinia leave a client unwrapped, whose methods failed through their Proxy (+12 B).
-   * Then 8,977 / 5,451 B, a raise of 5 B on (b): an outside security review's fixes (a GraphQL error's
-   * message searched for the values sent only in the text it may show, where a long message and many
-   * variables blocked the process for seconds, +24 B; a network error's cause left as the runtime
-   * made it, since hiding its fields failed on Bun 1.4, -15 B; `isRetryable` answering by code).
+   * Then 8,984 / 5,459 B, a raise of 10 B on (b): an outside security review's fixes (a GraphQL error's
+   * message searched for the values sent only in as much text as can be shown once they are cut out,
+   * where a long message and many variables blocked the process for seconds, +31 B; a network error's
+   * cause left as the runtime made it, since hiding its fields failed on Bun 1.4, -15 B; `isRetryable`
+   * answering by code).
    */
   readonly ceiling: number;
   /** Which output files count. */
@@ -120,7 +121,7 @@ const BUDGETS: readonly Budget[] = [
     name: "(b) apiKey only",
     entry: "scripts/size/api_key.ts",
     budget: 3_072,
-    ceiling: 5_455,
+    ceiling: 5_460,
     counts: "before-first-request",
   },
 ];

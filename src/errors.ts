@@ -190,7 +190,7 @@ export class ServiceGraphQLError extends ServiceError {
     // The first error says what went wrong (its own text, cut short), as every peer's message does;
     // each variable's value the server may quote is cut out of it.
     const [first] = errors;
-    let text = first
+    const text = first
       ? `${first.errorType ? first.errorType + ": " : ""}${first.message}`
       : "GraphQL request failed";
     const values: string[] = [];
@@ -202,14 +202,15 @@ export class ServiceGraphQLError extends ServiceError {
     });
     // As the value may come (a server quotes it JSON-escaped), and the longest first: a value that
     // begins another is cut only after the other is. Only the text that can be shown is searched, so
-    // that a long message and many variables cost little: its first 200 characters and the longest
-    // value's length. What is shown is shorter by what was cut out, so that a value that ran past
-    // that text is never shown in part.
-    let shown = text = text.slice(0, 200 + (values.sort((a, b) => b.length - a.length)[0] ?? "").length);
+    // that a long message and many variables cost little: as many characters as still leave 200 and the
+    // longest value's length once every value in them is cut out (each leaves one character), so that a
+    // value that runs past them begins after the first 200 shown.
+    const [{ length } = ""] = values.sort((a, b) => b.length - a.length);
+    let shown = text.slice(0, (200 + length) * length || 200);
     for (const value of values) shown = shown.replaceAll(value, "…");
     super(
       "GRAPHQL_ERROR",
-      shown.slice(0, 200 + shown.length - text.length) +
+      shown.slice(0, 200) +
         (errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""),
       { errors, data, extensions } as object,
     );
