@@ -157,9 +157,12 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
    * rather than waiting for one timer, which a machine asleep holds back (the socket is long dead then,
    * and would still say "connected" for up to the whole timeout after waking).
    */
-  const rearm = (due = Date.now() + timeoutMs) => {
+  const rearm = (since = Date.now()) => {
     clearTimeout(timer);
-    if (Date.now() < due) timer = setTimeout(rearm, 5_000, due);
+    // A clock set back before the last message cannot tell how long the socket has been silent: the
+    // socket is given up too (a new one costs less than a dead one kept).
+    const silent = Date.now() - since;
+    if (silent >= 0 && silent < timeoutMs) timer = setTimeout(rearm, 5_000, since);
     else lost();
   };
   /**

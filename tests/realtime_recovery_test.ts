@@ -133,6 +133,20 @@ describe("RealtimeClient, recovery", () => {
     assert.deepEqual(states, ["connecting", "connected", "reconnecting", "connected"]);
   });
 
+  it("replaces a socket at its next check when the clock is set back past its last message", async () => {
+    // The silence can no longer be measured: waiting for the clock to catch up would keep a dead
+    // socket for as long as the clock moved back.
+    const timers = clientTimers({ 5_000: 50 });
+    const events = realtimeOf().subscribe("subscription { onPost { id } }");
+    const first = events.next();
+    await server.until(() => server.connections[0]?.live.size === 1, "the start");
+    server.publish({ data: { n: 1 } });
+    await within(first, "the first event");
+    timers.jump(-60 * 60_000);
+    await within(server.until(() => server.connections[0]!.closed, "the close"), "the close", 500);
+    await server.until(() => server.connections[1]?.live.size === 1, "the start on a new socket");
+  });
+
   it("keeps a socket whose ack asks for a timeout longer than a timer can hold", async () => {
     server.behaviour.ackPayload = { connectionTimeoutMs: 1e12 };
     server.behaviour.keepAliveMs = 20;
@@ -712,11 +726,11 @@ describe("RealtimeClient, recovery", () => {
   });
 
   it("close() just after the last subscription ended leaves no timer of the client behind", async () => {
+    const timers = clientTimers(); // from the start: the watchdog's check too
     const realtime = realtimeOf();
     const events = realtime.subscribe("subscription { onPost { id } }");
     events.next();
     await server.until(() => server.connections[0]?.live.size === 1, "the start");
-    const timers = clientTimers();
     await events.return(); // the socket would close a second later
     realtime.close();
     await server.until(() => server.connections[0]!.ended, "the close answered");
