@@ -328,9 +328,9 @@ export class ServiceAbortError extends ServiceError {
  * No response was received: the connection failed or was reset before a status arrived. The
  * runtime's error is the `cause`, as the runtime made it, behind a getter that `JSON.stringify` and
  * Node's and Deno's `console.log` leave out (Bun's console and Deno's report of an uncaught error print
- * it, and it may name the URL). Retried by default when
- * a `retry` policy is set. The server may still have received the request before the connection
- * broke: give a mutation that must not run twice `retry: { attempts: 1 }`.
+ * it, and it may name the URL). Retried by default when a `retry` policy is set. The server may still
+ * have received the request before the connection broke: give a mutation that must not run twice
+ * `retry: { attempts: 1 }`.
  *
  * @example Wrap a fetch failure
  * ```ts

@@ -21,9 +21,8 @@
  * service's keep-alive timeout (`connectionTimeoutMs`) is taken as at least 60 s, and measured on the
  * wall clock every 5 s, so that a socket that died while the machine slept is replaced within 5 s of
  * waking, not after the whole timeout (a clock set back past the last message replaces it too). Every
- * frame is
- * checked: one that is not an object is ignored, and errors without a message still end what they
- * concern with a typed error.
+ * frame is checked: one that is not an object is ignored, and errors without a message still end what
+ * they concern with a typed error.
  *
  * Out of scope: the separate Events APIs (`aws-appsync-event-ws`), and auth in plain HTTP headers.
  *
