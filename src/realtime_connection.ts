@@ -6,7 +6,7 @@
  * @module
  */
 
-import { checkVariables, serialize, watch } from "./call.ts";
+import { checkVariables, type ClientState, serialize, watch } from "./call.ts";
 import { authorize, configOf, type ServiceClient } from "./client.ts";
 import { prepareDocument } from "./document.ts";
 import {
@@ -76,7 +76,10 @@ export interface Connection {
 /** The socket and subscriptions of one `RealtimeClient`. */
 export function connection(client: ServiceClient, options: RealtimeOptions | undefined): Connection {
   expectOptions(options ??= {}, "options", ["webSocket", "authIn", "url", "onStateChange"]);
-  const { url: graphql, signal: clientSignal } = configOf(client);
+  // The client's own content type (the caller's headers cannot change it), which iam signs with.
+  const { url: graphql, signal: clientSignal, headers: { "content-type": contentType } } = configOf(
+    client,
+  ) as ClientState;
   /** The GraphQL URL with `path` appended to its path (before its query, if it has one). */
   const under = (path: string) => graphql.replace(/[?#]|$/, path + "$&");
   const { authIn = "protocol", onStateChange } = options as RealtimeOptions;
@@ -145,7 +148,7 @@ export function connection(client: ServiceClient, options: RealtimeOptions | und
     ...await authorize(client, under(path), body, {
       accept: "application/json, text/javascript",
       "content-encoding": "amz-1.0",
-      "content-type": "application/json; charset=UTF-8",
+      "content-type": contentType!,
     }),
     host: new URL(graphql).host,
   });

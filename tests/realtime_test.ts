@@ -287,6 +287,13 @@ describe("RealtimeClient", () => {
       const start = startsOn(0)[0]!;
       const authorization = start.payload.extensions.authorization;
       assert.equal(authorization.authorization, await smithy("/graphql", start.payload.data, authorization));
+      // Signed with the headers the service's guide gives for its real-time endpoint.
+      for (const sent of [connect, authorization]) {
+        assert.deepEqual(
+          [sent.accept, sent["content-encoding"], sent["content-type"]],
+          ["application/json, text/javascript", "amz-1.0", "application/json; charset=UTF-8"],
+        );
+      }
     });
   }
 
