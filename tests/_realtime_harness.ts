@@ -152,6 +152,16 @@ export const startsOn = (index: number): Message[] =>
   server.connections[index]?.received.filter((message) => message.type === "start") ?? [];
 
 /**
+ * Waits for the start on the server's socket number `index`, then publishes an event and waits for
+ * `next` (a subscription's read) to get it: the last message of that socket, until the test sends more.
+ */
+export async function startedAndHeard(index: number, next: Promise<unknown>): Promise<void> {
+  await server.until(() => server.connections[index]?.live.size === 1, `the start on socket ${index}`);
+  server.publish({ data: { n: 1 } });
+  await within(next, `the event on socket ${index}`);
+}
+
+/**
  * Subscribes through a socket whose ack carries `ackPayload` and that then stays silent, and moves the
  * client's clock on (`timers` must run the client's 5 s checks sooner): asserts that the socket is kept
  * until a second before `ms` and closed within a second after it.
@@ -160,10 +170,7 @@ export async function assertWatchedFor(timers: ClientTimers, ackPayload: object,
   server.behaviour.ackPayload = ackPayload;
   const first = server.connections.length;
   const realtime = realtimeOf();
-  const next = realtime.subscribe("subscription { onPost { id } }").next();
-  await server.until(() => server.connections[first]?.live.size === 1, "the start");
-  server.publish({ data: { n: 1 } });
-  await within(next, "the event"); // the socket's last message
+  await startedAndHeard(first, realtime.subscribe("subscription { onPost { id } }").next());
   const socket = server.connections[first]!;
   timers.jump(ms - 1_000);
   await pause(100);

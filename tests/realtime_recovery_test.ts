@@ -25,6 +25,7 @@ import {
   realtimeOf,
   RuntimeWebSocket,
   server,
+  startedAndHeard,
   startsOn,
   useRealtimeServer,
   within,
@@ -120,10 +121,7 @@ describe("RealtimeClient, recovery", () => {
     const states: ConnectionState[] = [];
     const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
     const events = realtime.subscribe("subscription { onPost { id } }");
-    const first = events.next();
-    await server.until(() => server.connections[0]?.live.size === 1, "the start");
-    server.publish({ data: { n: 1 } });
-    await within(first, "the first event");
+    await startedAndHeard(0, events.next());
     timers.jump(10 * 60_000); // ten minutes asleep: the service has long dropped the socket
     await server.until(() => server.connections[1]?.live.size === 1, "the start on a new socket");
     assert.ok(server.connections[0]!.closed, "the silent socket was not closed");
@@ -137,11 +135,7 @@ describe("RealtimeClient, recovery", () => {
     // The silence can no longer be measured: waiting for the clock to catch up would keep a dead
     // socket for as long as the clock moved back.
     const timers = clientTimers({ 5_000: 50 });
-    const events = realtimeOf().subscribe("subscription { onPost { id } }");
-    const first = events.next();
-    await server.until(() => server.connections[0]?.live.size === 1, "the start");
-    server.publish({ data: { n: 1 } });
-    await within(first, "the first event");
+    await startedAndHeard(0, realtimeOf().subscribe("subscription { onPost { id } }").next());
     timers.jump(-60 * 60_000);
     await within(server.until(() => server.connections[0]!.closed, "the close"), "the close", 500);
     await server.until(() => server.connections[1]?.live.size === 1, "the start on a new socket");
@@ -580,10 +574,7 @@ describe("RealtimeClient, recovery", () => {
     const states: ConnectionState[] = [];
     const realtime = realtimeOf(undefined, { onStateChange: (state: ConnectionState) => states.push(state) });
     const first = realtime.subscribe("subscription { onPost { id } }");
-    const firstEvent = first.next();
-    await server.until(() => server.connections[0]?.live.size === 1, "the first start");
-    server.publish({ data: { n: 1 } });
-    await within(firstEvent, "the first event");
+    await startedAndHeard(0, first.next());
     await first.return();
     await server.until(() => server.connections[0]!.closed, "the idle close");
     // The network is gone when the app subscribes again: six sockets are refused, then it is back.
